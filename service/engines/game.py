@@ -1,0 +1,288 @@
+"""A game at a table: the part every game shares, around one engine.
+
+The table's own events (created, seat taken, seed revealed, a turn timed
+out) are folded here; everything else is handed to the game's engine. Like
+the engines, this module is pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from .base import JSON, Engine, Event, Move, OptionError, RuleError
+from .registry import engine_for
+from .shuffle import ALGORITHM, Shuffler, validate_client_seed
+
+NAME_MAX = 40
+COMMON_OPTIONS = ("turn_timeout_s",)
+
+
+@dataclass(frozen=True, slots=True)
+class GameCreated(Event):
+    type: ClassVar[str] = "GameCreated"
+    game_id: str
+    game: str
+    options: dict[str, Any]
+    seats: int
+    commitment: str
+    algorithm: str = ALGORITHM
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTaken(Event):
+    type: ClassVar[str] = "SeatTaken"
+    seat: int
+    name: str
+    client_seed: str
+    bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTimedOut(Event):
+    """The seat did not act in time; the events after it are the move made for it."""
+
+    type: ClassVar[str] = "TurnTimedOut"
+    seat: int
+    after_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRevealed(Event):
+    type: ClassVar[str] = "SeedRevealed"
+    server_seed: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameAbandoned(Event):
+    type: ClassVar[str] = "GameAbandoned"
+    reason: str
+
+
+TABLE_EVENTS: tuple[type[Event], ...] = (
+    GameCreated,
+    SeatTaken,
+    TurnTimedOut,
+    SeedRevealed,
+    GameAbandoned,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    seat: int
+    name: str
+    client_seed: str
+    bot: bool
+
+    def as_json(self) -> JSON:
+        return {"seat": self.seat, "name": self.name, "client_seed": self.client_seed, "bot": self.bot}
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    game_id: str
+    game: str
+    options: dict[str, Any]
+    seat_count: int
+    commitment: str
+    seats: tuple[Seat | None, ...]
+    engine_state: Any
+    server_seed: str | None = None
+    abandoned: str | None = None
+    version: int = 0
+
+    @property
+    def engine(self) -> Engine[Any]:
+        return engine_for(self.game)
+
+    @property
+    def seated(self) -> bool:
+        return all(s is not None for s in self.seats)
+
+    @property
+    def status(self) -> str:
+        """``seating``, ``playing`` or ``ended``."""
+        if self.abandoned is not None or self.engine.is_over(self.engine_state):
+            return "ended"
+        return "playing" if self.seated else "seating"
+
+    @property
+    def over(self) -> bool:
+        return self.status == "ended"
+
+    def client_seeds(self) -> tuple[str, ...]:
+        return tuple(s.client_seed for s in self.seats if s is not None)
+
+    def shuffler(self, server_seed: bytes) -> Shuffler:
+        return Shuffler(server_seed, self.game_id, self.client_seeds())
+
+    @property
+    def turn_timeout_s(self) -> float | None:
+        value = self.options.get("turn_timeout_s")
+        return None if value is None else float(value)
+
+
+class TableError(RuleError):
+    """A request the table itself refuses (seat taken, game over…)."""
+
+
+# -- commands ---------------------------------------------------------------
+def parse_options(game: str, raw: Mapping[str, Any] | None) -> JSON:
+    """Engine options plus the options every game has."""
+    raw = dict(raw or {})
+    timeout = raw.pop("turn_timeout_s", None)
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise OptionError("turn_timeout_s", "turn_timeout_s must be a number of seconds or null")
+        if not 1 <= timeout <= 86_400:
+            raise OptionError("turn_timeout_s", f"turn_timeout_s {timeout} is out of range 1..86400")
+    options = engine_for(game).parse_options(raw)
+    options["turn_timeout_s"] = timeout
+    return options
+
+
+def create(
+    game_id: str, game: str, options: Mapping[str, Any] | None, seats: int | None, commitment: str
+) -> list[Event]:
+    engine = engine_for(game)
+    if seats is None:
+        if engine.min_seats != engine.max_seats:
+            raise OptionError("seats", f"{game} needs seats ({engine.min_seats}-{engine.max_seats})")
+        seats = engine.min_seats
+    if isinstance(seats, bool) or not isinstance(seats, int) or not engine.min_seats <= seats <= engine.max_seats:
+        span = (
+            str(engine.min_seats)
+            if engine.min_seats == engine.max_seats
+            else f"{engine.min_seats}-{engine.max_seats}"
+        )
+        raise OptionError("seats", f"{game} is played by {span} players, not {seats!r}")
+    return [GameCreated(game_id, game, parse_options(game, options), seats, commitment)]
+
+
+def take_seat(state: Game, name: str, client_seed: str, bot: bool = False) -> list[Event]:
+    if state.over:
+        raise TableError("game_over", f"game {state.game_id} has ended")
+    free = [i for i, s in enumerate(state.seats) if s is None]
+    if not free:
+        raise TableError("table_full", f"all {state.seat_count} seats of game {state.game_id} are taken")
+    name = name.strip() if isinstance(name, str) else ""
+    if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
+        raise TableError("bad_name", f"name must be 1-{NAME_MAX} printable characters")
+    validate_client_seed(client_seed)
+    return [SeatTaken(free[0], name, client_seed, bool(bot))]
+
+
+def decide(state: Game, seat: int, move: Move) -> list[Event]:
+    if state.over:
+        raise TableError("game_over", f"game {state.game_id} has ended")
+    if not state.seated:
+        raise TableError("not_started", "the game starts when every seat is taken")
+    if not 0 <= seat < state.seat_count:
+        raise TableError("no_such_seat", f"no seat {seat}")
+    return state.engine.decide(state.engine_state, seat, move)
+
+
+def pending(state: Game) -> str | None:
+    """The system step due: an engine step, ``reveal`` once the game is over
+    and the seed still secret, or ``None``."""
+    if not state.seated and state.abandoned is None:
+        return None
+    if state.over:
+        return "reveal" if state.server_seed is None else None
+    return state.engine.pending(state.engine_state)
+
+
+def advance(state: Game, server_seed: bytes) -> list[Event]:
+    """Events of the due step. ``reveal`` needs the seed itself."""
+    step = pending(state)
+    if step is None:
+        return []
+    if step == "reveal":
+        return [SeedRevealed(server_seed.hex())]
+    return state.engine.advance(state.engine_state, state.shuffler(server_seed))
+
+
+# -- the fold ----------------------------------------------------------------
+def apply(state: Game | None, event: Event) -> Game:
+    if isinstance(event, GameCreated):
+        if state is not None:
+            raise ValueError("GameCreated must be the first event")
+        engine = engine_for(event.game)
+        engine_options = {k: v for k, v in event.options.items() if k not in COMMON_OPTIONS}
+        return Game(
+            game_id=event.game_id,
+            game=event.game,
+            options=dict(event.options),
+            seat_count=event.seats,
+            commitment=event.commitment,
+            seats=tuple(None for _ in range(event.seats)),
+            engine_state=engine.initial(engine_options, event.seats),
+            version=1,
+        )
+    if state is None:
+        raise ValueError(f"{event.type} before GameCreated")
+    version = state.version + 1
+    if isinstance(event, SeatTaken):
+        seats = list(state.seats)
+        seats[event.seat] = Seat(event.seat, event.name, event.client_seed, event.bot)
+        return replace(state, seats=tuple(seats), version=version)
+    if isinstance(event, SeedRevealed):
+        return replace(state, server_seed=event.server_seed, version=version)
+    if isinstance(event, GameAbandoned):
+        return replace(state, abandoned=event.reason, version=version)
+    if isinstance(event, TurnTimedOut):
+        return replace(state, version=version)
+    return replace(
+        state, engine_state=state.engine.apply(state.engine_state, event), version=version
+    )
+
+
+def fold(events: Sequence[Event], state: Game | None = None) -> Game:
+    for event in events:
+        state = apply(state, event)
+    if state is None:
+        raise ValueError("no events")
+    return state
+
+
+def event_types(game: str) -> tuple[type[Event], ...]:
+    return TABLE_EVENTS + engine_for(game).event_types
+
+
+def redact(state: Game, event: Event, viewer: int | None) -> Event:
+    """``event`` as ``viewer`` may see it; everything is public once the game ended."""
+    if state.over and state.server_seed is not None:
+        return event
+    return event.redact(viewer)
+
+
+def view(state: Game, viewer: int | None) -> JSON:
+    """The whole view of a game for a seat (or the public)."""
+    engine = state.engine
+    to_act = list(engine.to_act(state.engine_state)) if state.seated and not state.over else []
+    out: JSON = {
+        "game_id": state.game_id,
+        "game": state.game,
+        "status": state.status,
+        "version": state.version,
+        "options": state.options,
+        "commitment": state.commitment,
+        "server_seed": state.server_seed,
+        "seats": [
+            s.as_json() if s is not None else {"seat": i, "name": None, "client_seed": None, "bot": False}
+            for i, s in enumerate(state.seats)
+        ],
+        "to_act": to_act,
+        "table": engine.view(state.engine_state, viewer),
+        "result": engine.result(state.engine_state),
+    }
+    if viewer is not None:
+        out["seat"] = viewer
+        out["hand"] = out["table"].get("hand", [])
+        out["legal_moves"] = (
+            engine.legal_moves(state.engine_state, viewer) if viewer in to_act else []
+        )
+        out["legal_moves_complete"] = engine.legal_moves_complete
+    return out
