@@ -77,7 +77,12 @@ class Seat:
     bot: bool
 
     def as_json(self) -> JSON:
-        return {"seat": self.seat, "name": self.name, "client_seed": self.client_seed, "bot": self.bot}
+        return {
+            "seat": self.seat,
+            "name": self.name,
+            "client_seed": self.client_seed,
+            "bot": self.bot,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,9 +140,13 @@ def parse_options(game: str, raw: Mapping[str, Any] | None) -> JSON:
     timeout = raw.pop("turn_timeout_s", None)
     if timeout is not None:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-            raise OptionError("turn_timeout_s", "turn_timeout_s must be a number of seconds or null")
+            raise OptionError(
+                "turn_timeout_s", "turn_timeout_s must be a number of seconds or null"
+            )
         if not 1 <= timeout <= 86_400:
-            raise OptionError("turn_timeout_s", f"turn_timeout_s {timeout} is out of range 1..86400")
+            raise OptionError(
+                "turn_timeout_s", f"turn_timeout_s {timeout} is out of range 1..86400"
+            )
     options = engine_for(game).parse_options(raw)
     options["turn_timeout_s"] = timeout
     return options
@@ -149,9 +158,15 @@ def create(
     engine = engine_for(game)
     if seats is None:
         if engine.min_seats != engine.max_seats:
-            raise OptionError("seats", f"{game} needs seats ({engine.min_seats}-{engine.max_seats})")
+            raise OptionError(
+                "seats", f"{game} needs seats ({engine.min_seats}-{engine.max_seats})"
+            )
         seats = engine.min_seats
-    if isinstance(seats, bool) or not isinstance(seats, int) or not engine.min_seats <= seats <= engine.max_seats:
+    if (
+        isinstance(seats, bool)
+        or not isinstance(seats, int)
+        or not engine.min_seats <= seats <= engine.max_seats
+    ):
         span = (
             str(engine.min_seats)
             if engine.min_seats == engine.max_seats
@@ -166,7 +181,9 @@ def take_seat(state: Game, name: str, client_seed: str, bot: bool = False) -> li
         raise TableError("game_over", f"game {state.game_id} has ended")
     free = [i for i, s in enumerate(state.seats) if s is None]
     if not free:
-        raise TableError("table_full", f"all {state.seat_count} seats of game {state.game_id} are taken")
+        raise TableError(
+            "table_full", f"all {state.seat_count} seats of game {state.game_id} are taken"
+        )
     name = name.strip() if isinstance(name, str) else ""
     if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
         raise TableError("bad_name", f"name must be 1-{NAME_MAX} printable characters")
@@ -271,7 +288,9 @@ def view(state: Game, viewer: int | None) -> JSON:
         "commitment": state.commitment,
         "server_seed": state.server_seed,
         "seats": [
-            s.as_json() if s is not None else {"seat": i, "name": None, "client_seed": None, "bot": False}
+            s.as_json()
+            if s is not None
+            else {"seat": i, "name": None, "client_seed": None, "bot": False}
             for i, s in enumerate(state.seats)
         ],
         "to_act": to_act,

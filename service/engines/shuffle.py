@@ -44,9 +44,7 @@ def commitment(server_seed: bytes) -> str:
 
 def validate_client_seed(seed: object) -> str:
     if not isinstance(seed, str) or not CLIENT_SEED_RE.fullmatch(seed):
-        raise SeedError(
-            f"bad client_seed {seed!r}: use 1-64 characters of A-Z a-z 0-9 _ -"
-        )
+        raise SeedError(f"bad client_seed {seed!r}: use 1-64 characters of A-Z a-z 0-9 _ -")
     return seed
 
 

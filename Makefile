@@ -1,0 +1,45 @@
+# cardroom: every target does its own set-up (virtualenv, install, Redis).
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PYTEST_ARGS ?=
+
+.PHONY: install serve test test-fast lint bench demo clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Run the service on its embedded default (in-process Redis and worker).
+serve: install
+	$(BIN)/cardroom serve
+
+## Run the whole test suite (starts Redis on 127.0.0.1:6379 if none answers).
+test: install
+	sh tests/ensure-redis.sh
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## The unit tests only, on fakeredis (no Redis needed).
+test-fast: install
+	$(BIN)/python -m pytest -m "not redis and not slow and not stats and not browser and not cluster" $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+## Benchmarks print figures; see bench/README.md.
+bench: install
+	sh tests/ensure-redis.sh
+	$(BIN)/python -m bench
+
+demo: install
+	$(BIN)/cardroom demo
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
