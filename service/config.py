@@ -1,0 +1,78 @@
+"""Configuration from environment variables (``CARDROOM_*``), validated.
+
+Every setting is documented in ``docs/operations.md``; a bad value stops the
+process at start with a message naming the variable.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Literal
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CARDROOM_", extra="ignore")
+
+    redis_url: str | None = Field(
+        default=None,
+        description="Redis of the event store. Unset: an in-process fake Redis (nothing persists).",
+    )
+    redis_cluster: bool = Field(
+        default=False, description="Treat CARDROOM_REDIS_URL as a Redis Cluster node."
+    )
+    queue_url: str | None = Field(
+        default=None,
+        description="Redis used as the RQ broker (standalone). Unset: the event store's Redis.",
+    )
+    queue_name: str = Field(default="cardroom", description="RQ queue name.")
+    host: str = Field(default="127.0.0.1", description="Address `cardroom serve` binds.")
+    port: int = Field(default=8000, ge=1, le=65535, description="Port `cardroom serve` binds.")
+    bot_delay_s: float = Field(
+        default=0.5, ge=0, le=30, description="Thinking delay before a bot's move."
+    )
+    max_body_bytes: int = Field(
+        default=64 * 1024, ge=1024, le=16 * 1024 * 1024, description="Largest request body."
+    )
+    rate_limit: str = Field(
+        default="120/minute;20/second",
+        description="Requests allowed per seat token and per address (flask-limiter syntax).",
+    )
+    stream_keepalive_s: float = Field(
+        default=15, gt=0, le=300, description="Keep-alive interval of live event streams."
+    )
+    idempotency_ttl_s: int = Field(
+        default=86_400, ge=60, description="How long an idempotency key is remembered."
+    )
+    cors_origins: str = Field(
+        default="", description="Comma-separated origins allowed by CORS; empty: CORS off."
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", description="Log level of the JSON logs."
+    )
+
+    @property
+    def embedded(self) -> bool:
+        return self.redis_url is None
+
+
+class ConfigError(ValueError):
+    """A ``CARDROOM_*`` variable with a bad value."""
+
+
+def load_settings(**overrides: object) -> Settings:
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"CARDROOM_{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ConfigError(f"bad configuration: {problems}") from None
+
+
+@cache
+def settings() -> Settings:
+    return load_settings()

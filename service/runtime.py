@@ -1,0 +1,90 @@
+"""The process's connections: the event store's Redis, the RQ broker, the queue.
+
+One :class:`Runtime` is built per process from :class:`~service.config.Settings`.
+With no ``CARDROOM_REDIS_URL`` everything lives on one in-process fake Redis
+(the embedded default) and jobs run on an in-process worker thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+from rq import Queue
+
+from .config import Settings
+
+FOLLOWUP_JOB = "workers.jobs.process_game"
+
+
+def connect(url: str, *, cluster: bool = False) -> Any:
+    """A redis-py client for ``url`` (a cluster client when asked)."""
+    if cluster:
+        from redis.cluster import RedisCluster
+
+        return RedisCluster.from_url(url)
+    return redis.Redis.from_url(url)
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    redis: Any
+    queue_redis: Any
+    fake_server: Any = None
+    _queue: Queue | None = field(default=None, init=False)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Runtime:
+        if settings.redis_url is None:
+            import fakeredis
+
+            server = fakeredis.FakeServer()
+            store_client = fakeredis.FakeRedis(server=server)
+            return cls(settings, store_client, fakeredis.FakeRedis(server=server), server)
+        store_client = connect(settings.redis_url, cluster=settings.redis_cluster)
+        if settings.queue_url is not None:
+            queue_client = connect(settings.queue_url)
+        elif settings.redis_cluster:
+            raise ValueError(
+                "CARDROOM_QUEUE_URL is required with a Redis Cluster (RQ needs a standalone Redis)"
+            )
+        else:
+            queue_client = connect(settings.redis_url)
+        return cls(settings, store_client, queue_client)
+
+    @property
+    def embedded(self) -> bool:
+        return self.fake_server is not None
+
+    @property
+    def queue(self) -> Queue:
+        if self._queue is None:
+            self._queue = Queue(self.settings.queue_name, connection=self.queue_redis)
+        return self._queue
+
+    def enqueue_followup(self, game_id: str, version: int, delay_s: float = 0.0) -> None:
+        """Ask the workers to take a game's next steps after ``version``.
+
+        Deduplicated per (game, version): a busy game does not flood the queue.
+        """
+        from datetime import timedelta
+
+        from rq.exceptions import DuplicateJobError
+
+        job_id = f"cardroom-followup-{game_id}-{version}"
+        try:
+            if delay_s > 0:
+                self.queue.enqueue_in(
+                    timedelta(seconds=delay_s),
+                    FOLLOWUP_JOB,
+                    game_id,
+                    job_id=job_id,
+                    result_ttl=60,
+                    unique=True,
+                )
+            else:
+                self.queue.enqueue(FOLLOWUP_JOB, game_id, job_id=job_id, result_ttl=60, unique=True)
+        except DuplicateJobError:
+            pass  # the same follow-up is already queued or just ran
