@@ -1,0 +1,48 @@
+"""Upcasters: how an event stored under an older schema is read today.
+
+Stored events are never rewritten. When an event type's shape changes, its
+``schema_version`` goes up by one and a function ``upcast_<Type>_v<n>_v<n+1>``
+turns the stored data of version ``n`` into version ``n+1``; reading chains
+them up to the current version. The current version of a type is therefore
+the end of its chain: a type with no upcaster is at version 1.
+
+Keys are ``(scope, type, from_version)`` where the scope is ``"table"`` for
+the table events every game shares, else the game's name (two games may use
+the same event name for different shapes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+Data = dict[str, Any]
+Upcaster = Callable[[Data], Data]
+
+TABLE: Final = "table"
+
+
+def upcast_SeatTaken_v1_v2(data: Data) -> Data:
+    """v1 predates bots at the table: every seat taken was a person's."""
+    return {**data, "bot": False}
+
+
+UPCASTERS: Final[Mapping[tuple[str, str, int], Upcaster]] = {
+    (TABLE, "SeatTaken", 1): upcast_SeatTaken_v1_v2,
+}
+
+
+def current_version(scope: str, type_name: str) -> int:
+    """The schema version events of this type are written with today."""
+    version = 1
+    while (scope, type_name, version) in UPCASTERS:
+        version += 1
+    return version
+
+
+def upcast(scope: str, type_name: str, version: int, data: Data) -> Data:
+    """``data`` stored at ``version`` brought to the current version."""
+    while (step := UPCASTERS.get((scope, type_name, version))) is not None:
+        data = step(data)
+        version += 1
+    return data
