@@ -1,0 +1,99 @@
+"""Every Redis key cardroom uses, built in one place.
+
+A game's keys all carry the game id as a hash tag (``cardroom:{<game_id>}:…``)
+so they share one cluster slot and a Lua script may touch several of them.
+The games index is the only cross-game data; it is split into shards, each
+shard's keys sharing their own hash tag (``cardroom:{index:<n>}:…``), so
+listing never needs ``KEYS`` or a cross-slot command.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import zlib
+from typing import Final
+
+from .errors import BadGameId
+
+PREFIX: Final = "cardroom"
+GAME_ID_RE: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+NAME_RE: Final = re.compile(r"[a-z0-9_]{1,32}")
+"""Game names and statuses, as they appear inside index keys."""
+INDEX_SHARDS: Final = 16
+
+
+def check_game_id(game_id: str) -> str:
+    """``game_id`` itself, or :class:`BadGameId` if it could escape its hash tag."""
+    if not isinstance(game_id, str) or not GAME_ID_RE.fullmatch(game_id):
+        raise BadGameId(game_id)
+    return game_id
+
+
+def _game_key(game_id: str, suffix: str) -> str:
+    return f"{PREFIX}:{{{check_game_id(game_id)}}}:{suffix}"
+
+
+def events(game_id: str) -> str:
+    """The game's event stream; entry ``<version>-<at_ms>`` holds one event."""
+    return _game_key(game_id, "events")
+
+
+def snapshot(game_id: str) -> str:
+    """Hash ``{v: version, g: game, s: state}``: the newest folded state saved."""
+    return _game_key(game_id, "snapshot")
+
+
+def idem(game_id: str, key: str) -> str:
+    """The record of one idempotent append (expires). ``key`` is hashed so
+    any client string is a safe key suffix."""
+    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+    return _game_key(game_id, f"idem:{digest}")
+
+
+def secret(game_id: str) -> str:
+    """The server seed, until the game reveals it."""
+    return _game_key(game_id, "secret")
+
+
+def tokens(game_id: str) -> str:
+    """Hash ``sha256(token) → seat``; tokens themselves are never stored."""
+    return _game_key(game_id, "tokens")
+
+
+def ledger(game_id: str) -> str:
+    """Settlements already made (Azi pots), so a settling job runs once."""
+    return _game_key(game_id, "ledger")
+
+
+def meta(game_id: str) -> str:
+    """Free per-game bookkeeping of the workers (timers, job marks)."""
+    return _game_key(game_id, "meta")
+
+
+def index_shard(game_id: str, shards: int = INDEX_SHARDS) -> int:
+    """The index shard holding ``game_id`` (stable across processes)."""
+    return zlib.crc32(check_game_id(game_id).encode()) % shards
+
+
+def index_games(shard: int, game: str | None = None, status: str | None = None) -> str:
+    """Sorted set of game ids (score: creation time in ms) in one shard,
+    optionally narrowed to one game and/or one status."""
+    key = f"{PREFIX}:{{index:{shard}}}:games"
+    if game is not None:
+        key += f":game:{_name(game)}"
+    if status is not None:
+        key += f":status:{_name(status)}"
+    return key
+
+
+def index_meta(shard: int) -> str:
+    """Hash ``game_id → "<game> <status> <created_ms>"`` of one shard, so a
+    status change finds the sets to move the game between in the same slot."""
+    return f"{PREFIX}:{{index:{shard}}}:meta"
+
+
+def _name(value: str) -> str:
+    if not NAME_RE.fullmatch(value):
+        raise ValueError(f"bad index name {value!r}: use 1-32 characters of a-z 0-9 _")
+    return value

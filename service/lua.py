@@ -1,0 +1,77 @@
+"""The event store's Lua scripts: each runs atomically inside Redis.
+
+Every script touches only keys of one hash-tagged slot (one game, or one
+index shard), all passed in ``KEYS``, so the scripts run on Redis Cluster.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+APPEND: Final = """
+-- KEYS[1]: the game's stream; KEYS[2] (optional): the idempotency record.
+-- ARGV[1]: expected version; ARGV[2]: record TTL in ms;
+-- ARGV[3]: '1' when ARGV[4] holds a response to keep with the record;
+-- then four per event: type, schema_version, fields JSON, at_ms ('' = now).
+-- Returns {2, record} for a repeated key, {0, version} on a stale
+-- expected version, else {1, first_version, last_version}.
+if KEYS[2] then
+  local record = redis.call('GET', KEYS[2])
+  if record then return {2, record} end
+end
+local current = redis.call('XLEN', KEYS[1])
+if current ~= tonumber(ARGV[1]) then return {0, current} end
+local now = nil
+local version = current
+for i = 5, #ARGV, 4 do
+  local at = ARGV[i + 3]
+  if at == '' then
+    if not now then
+      local t = redis.call('TIME')
+      now = t[1] .. string.format('%03d', math.floor(tonumber(t[2]) / 1000))
+    end
+    at = now
+  end
+  version = version + 1
+  redis.call('XADD', KEYS[1], version .. '-' .. at,
+    't', ARGV[i], 'v', ARGV[i + 1], 'd', ARGV[i + 2])
+end
+if KEYS[2] then
+  local record = (current + 1) .. ':' .. version
+  if ARGV[3] == '1' then record = record .. ':' .. ARGV[4] end
+  redis.call('SET', KEYS[2], record, 'PX', ARGV[2])
+end
+return {1, current + 1, version}
+"""
+
+SAVE_SNAPSHOT: Final = """
+-- KEYS[1]: the snapshot hash. ARGV: version, game, encoded state.
+-- Replaces the snapshot only with a strictly newer version; returns 1 if it did.
+local current = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if tonumber(ARGV[1]) <= current then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'g', ARGV[2], 's', ARGV[3])
+return 1
+"""
+
+INDEX_GAME: Final = """
+-- KEYS: shard meta hash, then the sets: all, by game, by status, by game and status.
+-- ARGV: game id, meta value "<game> <status> <created_ms>", created_ms.
+-- Adds a game once; returns 0 when it was already indexed.
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+for i = 2, 5 do redis.call('ZADD', KEYS[i], ARGV[3], ARGV[1]) end
+return 1
+"""
+
+SET_STATUS: Final = """
+-- KEYS: shard meta hash, old status set, old game+status set, new status set,
+-- new game+status set. ARGV: game id, meta value expected, new meta value, created_ms.
+-- Moves the game between status sets if its meta is still the one expected;
+-- returns 0 (read again and retry) when it changed meanwhile.
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZADD', KEYS[4], ARGV[4], ARGV[1])
+redis.call('ZADD', KEYS[5], ARGV[4], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+"""

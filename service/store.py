@@ -1,0 +1,396 @@
+"""The event store: one Redis stream per game, appended to atomically.
+
+Entry ``<version>-<at_ms>`` of ``cardroom:{<game_id>}:events`` holds the
+game's event number ``version`` (the first is 1, the stream's length is the
+game's version) appended at ``at_ms`` (Redis server time), in three compact
+fields: ``t`` the type, ``v`` the schema version, ``d`` the fields as JSON.
+Encoding the version in the entry id lets a read start at any version with
+one ``XRANGE`` and keeps each entry small.
+
+An append is one Lua script: the idempotency record, the version check and
+the ``XADD`` s happen atomically, so two writers that saw the same version
+cannot both land; the loser gets :class:`VersionConflict`. Stored events are
+never rewritten or trimmed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+from redis import Redis
+from redis.client import Pipeline
+
+from schemas.codec import (
+    EventDecodeError,
+    decode_event,
+    decode_state,
+    encode_state,
+    pack_event,
+    unpack_event,
+)
+from service.engines.base import Event
+from service.engines.game import Game, GameCreated
+
+from . import keys, lua
+from .errors import CorruptExport, GameExists, GameNotFound, VersionConflict
+from .index import GamesIndex, GameSummary
+
+DEFAULT_IDEMPOTENCY_TTL_S: Final = 24 * 3600
+LAST_SEQ: Final = 2**64 - 1
+"""The largest sequence part of a stream id: ``<v>-LAST_SEQ`` is after every entry of version v."""
+
+Rows = list[tuple[bytes, dict[bytes, bytes]]]
+"""Stream entries as redis-py returns them: ``(id, {field: value})``."""
+
+__all__ = [
+    "AppendResult",
+    "EventStore",
+    "GameExists",
+    "GameNotFound",
+    "GameSummary",
+    "RawEvent",
+    "StoredEvent",
+    "VersionConflict",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    first_version: int
+    last_version: int
+    duplicate: bool = False
+    """True when the idempotency key had been used: nothing was written."""
+    response: str | None = None
+    """What the first append with this key asked to keep (e.g. the HTTP body)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    version: int
+    at_ms: int
+    event: Event
+
+
+@dataclass(frozen=True, slots=True)
+class RawEvent:
+    """A stream entry as stored, not decoded (for exports and audits)."""
+
+    version: int
+    at_ms: int
+    type: str
+    schema_version: int
+    data: bytes
+
+
+class EventStore:
+    """Events, snapshots, seeds, seat tokens and the games index of cardroom.
+
+    ``redis`` must return bytes (``decode_responses=False``, the default).
+    """
+
+    def __init__(
+        self,
+        redis: Redis,
+        *,
+        idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S,
+        index_shards: int = keys.INDEX_SHARDS,
+    ) -> None:
+        if redis.get_encoder().decode_responses:
+            raise ValueError("EventStore needs a Redis client with decode_responses=False")
+        self.redis = redis
+        self.idempotency_ttl_ms = idempotency_ttl_s * 1000
+        self.index = GamesIndex(redis, index_shards)
+        self._append = redis.register_script(lua.APPEND)
+        self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
+        self._games: dict[str, str] = {}
+        """game id → game name: fixed by a game's first event, so safe to keep."""
+
+    # -- events ------------------------------------------------------------
+    def append(
+        self,
+        game_id: str,
+        events: Sequence[Event],
+        expected_version: int,
+        idempotency_key: str | None = None,
+        response: str | None = None,
+    ) -> AppendResult:
+        """Append ``events`` after version ``expected_version`` (the version
+        the caller's decision was based on; 0 creates the game).
+
+        Raises :class:`VersionConflict` when the stream is elsewhere. With an
+        ``idempotency_key`` already used for this game, writes nothing and
+        returns the first append's result (``duplicate=True``) and ``response``.
+        """
+        if not events:
+            raise ValueError("append needs at least one event")
+        if expected_version < 0:
+            raise ValueError(f"expected_version {expected_version} is negative")
+        if (expected_version == 0) != isinstance(events[0], GameCreated) or any(
+            isinstance(e, GameCreated) for e in events[1:]
+        ):
+            raise ValueError("a game's stream starts with its one GameCreated event")
+        args: list[Any] = [
+            expected_version,
+            self.idempotency_ttl_ms,
+            "0" if response is None else "1",
+            response or "",
+        ]
+        for event in events:
+            args.extend(pack_event(event))
+            args.append("")
+        return self._run_append(game_id, args, expected_version, idempotency_key)
+
+    def _run_append(
+        self, game_id: str, args: list[Any], expected_version: int, idempotency_key: str | None
+    ) -> AppendResult:
+        script_keys = [keys.events(game_id)]
+        if idempotency_key is not None:
+            script_keys.append(keys.idem(game_id, idempotency_key))
+        reply = self._append(keys=script_keys, args=args)
+        if reply[0] == 0:
+            raise VersionConflict(game_id, expected_version, int(reply[1]))
+        if reply[0] == 2:
+            return _parse_record(reply[1])
+        return AppendResult(int(reply[1]), int(reply[2]))
+
+    def idempotent_result(self, game_id: str, idempotency_key: str) -> AppendResult | None:
+        """The result of an earlier append with this key, if it has not expired.
+
+        Lets a caller answer a retried request before deciding again on a
+        state the first attempt already changed.
+        """
+        record = _bytes(self.redis.get(keys.idem(game_id, idempotency_key)))
+        return None if record is None else _parse_record(record)
+
+    def version(self, game_id: str) -> int:
+        """The game's version: how many events it has (0: no such game)."""
+        return self.redis.xlen(keys.events(game_id))
+
+    def exists(self, game_id: str) -> bool:
+        return self.version(game_id) > 0
+
+    def game_of(self, game_id: str) -> str:
+        """Which game (``hazari``…) ``game_id`` is; :class:`GameNotFound` if none."""
+        game = self._games.get(game_id)
+        if game is None:
+            first = self._xrange(game_id, 0, 1)
+            if not first:
+                raise GameNotFound(game_id)
+            game = self._remember(game_id, first[0][1])
+        return game
+
+    def read_raw(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RawEvent]:
+        """Stored entries with version > ``after``, oldest first, undecoded."""
+        out: list[RawEvent] = []
+        for entry_id, fields in self._xrange(game_id, after, limit):
+            version, at_ms = _split_id(entry_id)
+            out.append(
+                RawEvent(version, at_ms, fields[b"t"].decode(), int(fields[b"v"]), fields[b"d"])
+            )
+        return out
+
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        """Events with version > ``after``, oldest first (``[]`` if none or no game)."""
+        rows = self._xrange(game_id, after, limit)
+        if not rows:
+            return []
+        game = self._games.get(game_id)
+        if game is None:
+            game = self._remember(game_id, rows[0][1]) if after == 0 else self.game_of(game_id)
+        return self._decode(game, rows)
+
+    def wait(self, game_id: str, after: int, timeout_ms: int) -> list[StoredEvent]:
+        """Events with version > ``after``, waiting up to ``timeout_ms`` (> 0)
+        for one to be appended (``XREAD BLOCK``); ``[]`` on timeout."""
+        if timeout_ms <= 0:
+            raise ValueError("timeout_ms must be positive (0 would wait forever)")
+        key = keys.events(game_id)
+        reply: Any = self.redis.xread({key: f"{after}-{LAST_SEQ}"}, block=timeout_ms)
+        rows = cast(Rows, reply[0][1]) if reply else []
+        if not rows:
+            return []
+        return self._decode(self.game_of(game_id), rows)
+
+    def _xrange(self, game_id: str, after: int, limit: int | None) -> Rows:
+        rows = self.redis.xrange(keys.events(game_id), str(after + 1), "+", count=limit)
+        return cast(Rows, rows or [])
+
+    def _decode(self, game: str, rows: Rows) -> list[StoredEvent]:
+        out: list[StoredEvent] = []
+        append = out.append
+        for entry_id, fields in rows:
+            ms, _, seq = entry_id.partition(b"-")
+            event = unpack_event(game, fields[b"t"].decode(), int(fields[b"v"]), fields[b"d"])
+            append(StoredEvent(int(ms), int(seq), event))
+        return out
+
+    def _remember(self, game_id: str, first_fields: dict[bytes, bytes]) -> str:
+        if first_fields[b"t"] != GameCreated.type.encode():
+            raise EventDecodeError(
+                "unknown", first_fields[b"t"], f"game {game_id!r} does not start with GameCreated"
+            )
+        created = json.loads(first_fields[b"d"])
+        game: str = created["game"]
+        self._games[game_id] = game
+        return game
+
+    # -- snapshots ----------------------------------------------------------
+    def save_snapshot(self, game_id: str, state: Game) -> bool:
+        """Keep ``state`` as the game's snapshot unless one at the same or a
+        newer version is already kept; True if it replaced the old one."""
+        if state.game_id != game_id:
+            raise ValueError(f"state of game {state.game_id!r} saved as {game_id!r}")
+        saved = self._save_snapshot(
+            keys=[keys.snapshot(game_id)], args=[state.version, state.game, encode_state(state)]
+        )
+        return bool(saved)
+
+    def load_snapshot(self, game_id: str) -> Game | None:
+        game, data = cast(list[bytes | None], self.redis.hmget(keys.snapshot(game_id), ["g", "s"]))
+        if game is None or data is None:
+            return None
+        return decode_state(game.decode(), data)
+
+    def snapshot_version(self, game_id: str) -> int:
+        """The version of the kept snapshot (0: none)."""
+        raw = _bytes(self.redis.hget(keys.snapshot(game_id), "v"))
+        return 0 if raw is None else int(raw)
+
+    # -- the server seed and seat tokens ----------------------------------------
+    def put_secret(self, game_id: str, seed: bytes, pipe: Pipeline | None = None) -> None:
+        """Keep the game's server seed; an existing seed is never replaced
+        (its commitment is already public)."""
+        (pipe or self.redis).set(keys.secret(game_id), seed, nx=True)
+
+    def get_secret(self, game_id: str) -> bytes | None:
+        return _bytes(self.redis.get(keys.secret(game_id)))
+
+    def put_token(
+        self, game_id: str, seat: int, token_hash: str, pipe: Pipeline | None = None
+    ) -> None:
+        """Remember which seat a token belongs to, by the token's hash only."""
+        (pipe or self.redis).hset(keys.tokens(game_id), token_hash, seat)
+
+    def seat_for_token_hash(self, game_id: str, token_hash: str) -> int | None:
+        raw = _bytes(self.redis.hget(keys.tokens(game_id), token_hash))
+        return None if raw is None else int(raw)
+
+    # -- the games index ----------------------------------------------------------
+    def index_game(
+        self, game_id: str, game: str, status: str, created_at: int, pipe: Pipeline | None = None
+    ) -> None:
+        """Add a game to the index (``created_at``: ms since the epoch)."""
+        self.index.index_game(game_id, game, status, created_at, pipe)
+
+    def set_status(self, game_id: str, status: str) -> None:
+        self.index.set_status(game_id, status)
+
+    def list_games(
+        self,
+        game: str | None = None,
+        status: str | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> tuple[list[GameSummary], str | None]:
+        """A page of indexed games, newest first, and the next page's cursor."""
+        return self.index.list_games(game, status, limit, cursor)
+
+    # -- archives -----------------------------------------------------------------
+    def export_jsonl(self, game_id: str) -> str:
+        """The game's events as JSON Lines, exactly as stored: one
+        ``{"version", "at_ms", "event": {"type", "schema_version", ...}}`` a line.
+
+        The export holds every hand as dealt: it is an archive, not a view.
+        """
+        raw = self.read_raw(game_id)
+        if not raw:
+            raise GameNotFound(game_id)
+        lines = []
+        for entry in raw:
+            event = {
+                "type": entry.type,
+                "schema_version": entry.schema_version,
+                **json.loads(entry.data),
+            }
+            lines.append(
+                json.dumps(
+                    {"version": entry.version, "at_ms": entry.at_ms, "event": event},
+                    separators=(",", ":"),
+                )
+            )
+        return "\n".join(lines) + "\n"
+
+    def import_jsonl(self, text: str) -> str:
+        """Store an export as a new game; returns its id.
+
+        Every event is validated against its schema (upcasting older ones),
+        versions must run 1, 2, 3… and an existing game is never overwritten
+        (:class:`GameExists`). The events are stored as they were exported.
+        """
+        rows = _parse_export(text)
+        first = rows[0][2]
+        if first.get("type") != GameCreated.type:
+            raise CorruptExport(1, "the first event must be GameCreated")
+        game = first.get("game")
+        game_id = first.get("game_id")
+        if not isinstance(game, str) or not isinstance(game_id, str):
+            raise CorruptExport(1, "GameCreated names no game or game id")
+        keys.check_game_id(game_id)
+        args: list[Any] = [0, self.idempotency_ttl_ms, "0", ""]
+        for line, (_, at_ms, event) in enumerate(rows, start=1):
+            try:
+                decode_event(game, event, strict=True)
+            except (EventDecodeError, ValueError) as exc:
+                raise CorruptExport(line, str(exc)) from None
+            fields = {k: v for k, v in event.items() if k not in ("type", "schema_version")}
+            data = json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
+            args.extend([event["type"], event.get("schema_version", 1), data, at_ms])
+        try:
+            self._run_append(game_id, args, 0, None)
+        except VersionConflict:
+            raise GameExists(game_id) from None
+        self._games[game_id] = game
+        return game_id
+
+
+def _bytes(reply: object) -> bytes | None:
+    """A reply of a client that returns bytes (the store insists on one)."""
+    return cast("bytes | None", reply)
+
+
+def _split_id(entry_id: bytes) -> tuple[int, int]:
+    ms, _, seq = entry_id.partition(b"-")
+    return int(ms), int(seq)
+
+
+def _parse_record(record: bytes) -> AppendResult:
+    parts = record.decode().split(":", 2)
+    return AppendResult(int(parts[0]), int(parts[1]), True, parts[2] if len(parts) == 3 else None)
+
+
+def _parse_export(text: str) -> list[tuple[int, int, dict[str, Any]]]:
+    rows: list[tuple[int, int, dict[str, Any]]] = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise CorruptExport(line_no, f"not JSON: {exc}") from None
+        if not isinstance(row, dict) or not isinstance(row.get("event"), dict):
+            raise CorruptExport(line_no, 'expected {"version", "at_ms", "event": {...}}')
+        version, at_ms = row.get("version"), row.get("at_ms")
+        if not isinstance(version, int) or not isinstance(at_ms, int) or at_ms < 0:
+            raise CorruptExport(line_no, "version and at_ms must be non-negative integers")
+        if version != len(rows) + 1:
+            raise CorruptExport(
+                line_no,
+                f"version {version} where {len(rows) + 1} was due: versions must run 1, 2, 3…",
+            )
+        rows.append((version, at_ms, row["event"]))
+    if not rows:
+        raise CorruptExport(0, "no events")
+    return rows
