@@ -1,0 +1,214 @@
+"""The ``cardroom`` command: serve, worker, scheduler, demo, replay, verify, export, import."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .config import ConfigError, load_settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except ConfigError as exc:
+        print(f"cardroom: {exc}", file=sys.stderr)
+        return 2
+    return code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cardroom", description=__doc__)
+    sub = parser.add_subparsers(required=True, metavar="command")
+
+    p = sub.add_parser("serve", help="run the API (embedded default: in-process Redis and worker)")
+    p.add_argument("--host", default=None)
+    p.add_argument("--port", type=int, default=None)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "worker", help="run an RQ worker for follow-up jobs (needs CARDROOM_REDIS_URL)"
+    )
+    p.add_argument("--burst", action="store_true", help="quit when the queue is empty")
+    p.add_argument("--no-scheduler", action="store_true", help="do not run RQ's scheduler too")
+    p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser("scheduler", help="run the periodic reconciler (RQ cron scheduler)")
+    p.add_argument("--interval", type=int, default=2, help="seconds between reconciles")
+    p.set_defaults(func=cmd_scheduler)
+
+    p = sub.add_parser("demo", help="play bot games of every game and verify every shuffle")
+    p.add_argument("--games", type=int, default=1, help="games of each kind")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("replay", help="render a replay document (file or game id) as text")
+    p.add_argument("source", help="a replay JSON file, or a game id on the configured Redis")
+    p.add_argument("--at", type=int, default=None, help="stop after this event version")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("verify", help="audit a replay document offline (no server, no Redis)")
+    p.add_argument("file", help="a cardroom-replay-v1 JSON file ('-' for stdin)")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("export", help="write a game as a replay document or JSON Lines")
+    p.add_argument("game_id")
+    p.add_argument("--format", choices=("replay", "jsonl"), default="replay")
+    p.add_argument("-o", "--output", default="-")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("import", help="load a game's JSON Lines export into the store")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_import)
+    return parser
+
+
+# -- serving ---------------------------------------------------------------------
+def cmd_serve(args: argparse.Namespace) -> int:
+    from werkzeug.serving import make_server
+
+    from .api import create_app
+    from .runtime import Runtime
+
+    overrides: dict[str, Any] = {}
+    if args.host:
+        overrides["host"] = args.host
+    if args.port:
+        overrides["port"] = args.port
+    settings = load_settings(**overrides)
+    runtime = Runtime.from_settings(settings)
+    app = create_app(settings, runtime)
+    embedded = None
+    if runtime.embedded:
+        from workers.embedded import EmbeddedWorker
+
+        embedded = EmbeddedWorker(runtime)
+        embedded.start()
+        print("cardroom: embedded mode: in-process fake Redis and worker; nothing persists.")
+    else:
+        print(f"cardroom: event store at {settings.redis_url}; run `cardroom worker` beside this.")
+    server = make_server(settings.host, settings.port, app, threaded=True)
+    url = f"http://{settings.host}:{server.server_port}"
+    print(f"cardroom: serving on {url}  (web table: {url}/ , API docs: {url}/docs)")
+    print(
+        f"cardroom: next: curl -s -X POST {url}/games -H 'Content-Type: application/json' "
+        '-d \'{"game": "murlan"}\''
+    )
+    sys.stdout.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from workers.main import run_worker
+
+    return run_worker(load_settings(), burst=args.burst, with_scheduler=not args.no_scheduler)
+
+
+def cmd_scheduler(args: argparse.Namespace) -> int:
+    from workers.main import run_scheduler
+
+    return run_scheduler(load_settings(), interval_s=args.interval)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(games=args.games)
+
+
+# -- audit tools ---------------------------------------------------------------------
+def _read_json(path: str) -> Any:
+    text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    return json.loads(text)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .render import render_replay
+
+    source = Path(args.source)
+    if source.exists() or args.source == "-":
+        doc = _read_json(args.source)
+    else:
+        doc = _replay_from_store(args.source)
+    print(render_replay(doc, at=args.at))
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .replay import ReplayFormatError, audit_replay
+
+    try:
+        doc = _read_json(args.file)
+    except (OSError, ValueError) as exc:
+        print(f"cardroom verify: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        report = audit_replay(doc)
+    except ReplayFormatError as exc:
+        print(f"cardroom verify: FAILED: {exc}", file=sys.stderr)
+        return 1
+    if report.ok:
+        print(
+            f"cardroom verify: OK: {doc.get('game')} game {doc.get('game_id')}: "
+            "commitment matches; "
+            f"{report.deals_checked} deals re-derived, {report.moves_checked} moves re-played, "
+            f"{report.steps_checked} steps checked, result recomputed"
+        )
+        return 0
+    mismatch = report.mismatch or {}
+    where = f" at version {mismatch['version']}" if mismatch.get("version") is not None else ""
+    print(f"cardroom verify: FAILED{where}: {mismatch.get('reason')}", file=sys.stderr)
+    return 1
+
+
+def _store() -> Any:
+    from .runtime import Runtime
+    from .store import EventStore
+
+    settings = load_settings()
+    if settings.redis_url is None:
+        raise ConfigError("set CARDROOM_REDIS_URL to read games from a Redis")
+    return EventStore(Runtime.from_settings(settings).redis)
+
+
+def _replay_from_store(game_id: str) -> Any:
+    from .load import load_game
+    from .replay import build_replay
+
+    store = _store()
+    state = load_game(store, game_id)
+    return build_replay(state, store.read(game_id), None)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    if args.format == "jsonl":
+        text = _store().export_jsonl(args.game_id)
+    else:
+        text = json.dumps(_replay_from_store(args.game_id), indent=2)
+    if args.output == "-":
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        Path(args.output).write_text(text)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    game_id = _store().import_jsonl(Path(args.file).read_text())
+    print(f"cardroom import: imported game {game_id}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
