@@ -1,10 +1,11 @@
 """The one place where engine events and states meet their stored form.
 
 An event is stored as its type name, its schema version and its fields as
-compact JSON (the engine's dataclass dumped by pydantic). Reading goes the
-other way through a cached ``TypeAdapter`` per event class, straight from the
-stored JSON bytes into the engine's frozen dataclass; only an event stored
-under an older schema takes the slow road through its upcasters.
+compact JSON (the engine's dataclass dumped by pydantic; large ones deflated,
+see :mod:`schemas.compact`). Reading goes the other way through a cached
+``TypeAdapter`` per event class, straight from the stored JSON bytes into the
+engine's frozen dataclass; only an event stored under an older schema takes
+the slow road through its upcasters.
 
 State snapshots are a :class:`~service.engines.game.Game` with the engine's
 own state inside, dumped and validated by one adapter per game that knows
@@ -25,6 +26,7 @@ from service.engines.base import Engine, Event
 from service.engines.game import Game
 from service.engines.registry import engine_for
 
+from .compact import compact, expand
 from .events import event_classes, event_model, model_to_event, schema_version, scope_of
 from .upcasters import current_version, upcast
 
@@ -85,29 +87,30 @@ def decode_event(game: str, data: Mapping[str, Any], *, strict: bool = False) ->
 
 # -- the stream's form: (type, schema_version, fields as JSON bytes) -----------
 def pack_event(event: Event) -> tuple[str, int, bytes]:
-    """``(type, schema_version, compact JSON of the fields)`` for a stream entry."""
+    """``(type, schema_version, stored fields)`` for a stream entry: the
+    fields as compact JSON, deflated when that pays (:func:`compact`)."""
     cls = type(event)
-    return cls.type, schema_version(cls), _adapter(cls).dump_json(event)
+    return cls.type, schema_version(cls), compact(_adapter(cls).dump_json(event))
 
 
-def unpack_event(game: str, type_name: str, version: int, data: bytes | str) -> Event:
+def unpack_event(game: str, type_name: str, version: int, data: bytes) -> Event:
     """The event of a stream entry. Current-version entries are validated
     straight from their JSON into the dataclass; older ones are upcast first."""
     reader = _reader(game, type_name, version)
     try:
-        return reader(data)
+        return reader(data if data[:1] == b"{" else expand(data))
     except ValidationError as exc:
         raise EventDecodeError(game, type_name, _first_error(exc)) from None
 
 
 @cache
-def _reader(game: str, type_name: str, version: int) -> Callable[[bytes | str], Event]:
+def _reader(game: str, type_name: str, version: int) -> Callable[[bytes], Event]:
     cls = _event_class(game, type_name)
     adapter = _adapter(cls)
     if version == schema_version(cls):
         return adapter.validate_json
 
-    def read_older(data: bytes | str) -> Event:
+    def read_older(data: bytes) -> Event:
         try:
             fields = json.loads(data)
         except ValueError as exc:

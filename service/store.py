@@ -31,6 +31,7 @@ from schemas.codec import (
     pack_event,
     unpack_event,
 )
+from schemas.compact import compact, expand
 from service.engines.base import Event
 from service.engines.game import Game, GameCreated
 
@@ -76,7 +77,8 @@ class StoredEvent:
 
 @dataclass(frozen=True, slots=True)
 class RawEvent:
-    """A stream entry as stored, not decoded (for exports and audits)."""
+    """A stream entry as stored, not decoded (for exports and audits);
+    ``data`` is the fields' JSON (inflated if it was stored deflated)."""
 
     version: int
     at_ms: int
@@ -187,9 +189,8 @@ class EventStore:
         out: list[RawEvent] = []
         for entry_id, fields in self._xrange(game_id, after, limit):
             version, at_ms = _split_id(entry_id)
-            out.append(
-                RawEvent(version, at_ms, fields[b"t"].decode(), int(fields[b"v"]), fields[b"d"])
-            )
+            data = expand(fields[b"d"])
+            out.append(RawEvent(version, at_ms, fields[b"t"].decode(), int(fields[b"v"]), data))
         return out
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
@@ -232,7 +233,7 @@ class EventStore:
             raise EventDecodeError(
                 "unknown", first_fields[b"t"], f"game {game_id!r} does not start with GameCreated"
             )
-        created = json.loads(first_fields[b"d"])
+        created = json.loads(expand(first_fields[b"d"]))
         game: str = created["game"]
         self._games[game_id] = game
         return game
@@ -346,8 +347,8 @@ class EventStore:
             except (EventDecodeError, ValueError) as exc:
                 raise CorruptExport(line, str(exc)) from None
             fields = {k: v for k, v in event.items() if k not in ("type", "schema_version")}
-            data = json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
-            args.extend([event["type"], event.get("schema_version", 1), data, at_ms])
+            data = json.dumps(fields, separators=(",", ":"), ensure_ascii=False).encode()
+            args.extend([event["type"], event.get("schema_version", 1), compact(data), at_ms])
         try:
             self._run_append(game_id, args, 0, None)
         except VersionConflict:

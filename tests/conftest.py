@@ -1,0 +1,60 @@
+"""Redis fixtures: an in-process fakeredis and the real Redis (a dedicated
+database, flushed before and after each test).
+
+``CARDROOM_TEST_REDIS_URL`` picks the real Redis (default
+``redis://127.0.0.1:6379/15``); tests that need it are skipped, saying why,
+only when no Redis answers there.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import fakeredis
+import pytest
+import redis
+
+# ``tests.support`` must import the same way under ``pytest`` as under ``python -m pytest``.
+ROOT = str(Path(__file__).resolve().parents[1])
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+REAL_REDIS_URL = os.environ.get("CARDROOM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+@pytest.fixture
+def fake_redis() -> Iterator[redis.Redis]:
+    """A fresh in-process Redis (Lua included), shared with nobody."""
+    client = fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def _real_redis_session() -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(REAL_REDIS_URL)
+    try:
+        client.ping()
+    except redis.ConnectionError as exc:
+        pytest.skip(f"no Redis answers at {REAL_REDIS_URL} ({exc}); run tests/ensure-redis.sh")
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def real_redis(_real_redis_session: redis.Redis) -> Iterator[redis.Redis]:
+    """The real Redis, its test database flushed before and after the test."""
+    _real_redis_session.flushdb()
+    yield _real_redis_session
+    _real_redis_session.flushdb()
+
+
+@pytest.fixture(params=["fake", pytest.param("real", marks=pytest.mark.redis)])
+def redis_client(request: pytest.FixtureRequest) -> redis.Redis:
+    """Each test using this runs twice: on fakeredis and on the real Redis."""
+    name = "fake_redis" if request.param == "fake" else "real_redis"
+    client: redis.Redis = request.getfixturevalue(name)
+    return client

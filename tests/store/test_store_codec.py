@@ -1,0 +1,177 @@
+"""Events and states to their stored form and back; schemas; upcasting."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from schemas import compact as compact_module
+from schemas.codec import (
+    EventDecodeError,
+    decode_event,
+    decode_state,
+    encode_event,
+    encode_state,
+    pack_event,
+    unpack_event,
+)
+from schemas.events import event_classes, event_json_schema, event_model, schema_version
+from schemas.upcasters import UPCASTERS, upcast_SeatTaken_v1_v2
+from service import keys
+from service.engines import game as table
+from service.engines.base import Event
+from service.engines.registry import GAMES
+from service.store import EventStore
+from tests.store.helpers import created, engine_missing, random_game
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+V1_EXPORT = FIXTURES / "events_v1.jsonl"
+
+
+def playable(game: str) -> str:
+    reason = engine_missing(game)
+    if reason is not None:
+        pytest.skip(reason)
+    return game
+
+
+# -- events -----------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAMES)
+def test_every_event_of_random_games_round_trips(game: str) -> None:
+    playable(game)
+    for seed in range(3):
+        played = random_game(game, seed)
+        for event in played.events:
+            data = encode_event(event)
+            assert data["type"] == event.type
+            assert json.loads(json.dumps(data)) == data
+            assert decode_event(game, data) == event
+            assert decode_event(game, data, strict=True) == event
+            type_name, version, raw = pack_event(event)
+            assert unpack_event(game, type_name, version, raw) == event
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_models_are_generated_from_every_dataclass_field(game: str) -> None:
+    playable(game)
+    for type_name, cls in event_classes(game).items():
+        model = event_model(game, type_name)
+        names = {f.name for f in dataclasses.fields(cls)}
+        assert set(model.model_fields) == names | {"type", "schema_version"}
+        assert model.model_fields["schema_version"].default == schema_version(cls)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_each_game_has_a_json_schema_of_its_events(game: str) -> None:
+    playable(game)
+    schema = event_json_schema(game)
+    mapping = schema["discriminator"]["mapping"]
+    assert set(mapping) == set(event_classes(game))
+    seat_taken = schema["$defs"]["SeatTaken"]
+    assert seat_taken["properties"]["schema_version"]["const"] == 2
+    assert "bot" in seat_taken["properties"]
+    json.dumps(schema)
+
+
+def test_unknown_types_and_versions_are_named_errors() -> None:
+    data = encode_event(table.SeatTaken(0, "Ana", "seed"))
+    with pytest.raises(EventDecodeError, match="no such event type"):
+        decode_event("azi", {**data, "type": "Nope"})
+    with pytest.raises(EventDecodeError, match="schema_version 3"):
+        decode_event("azi", {**data, "schema_version": 3})
+    with pytest.raises(EventDecodeError, match="seat"):
+        decode_event("azi", {**data, "seat": "zero"})
+    with pytest.raises(EventDecodeError, match="Extra inputs"):
+        decode_event("azi", {**data, "x": 1}, strict=True)
+    with pytest.raises(EventDecodeError):
+        unpack_event("azi", "SeatTaken", 2, b'{"seat": 0}')
+    with pytest.raises(EventDecodeError):
+        unpack_event("azi", "SeatTaken", 9, b"{}")
+
+
+# -- upcasting: SeatTaken v1 had no ``bot`` --------------------------------------------
+def v1_rows() -> list[dict[str, object]]:
+    return [json.loads(line) for line in V1_EXPORT.read_text().splitlines()]
+
+
+def test_the_seat_taken_upcaster_is_registered() -> None:
+    assert UPCASTERS[("table", "SeatTaken", 1)] is upcast_SeatTaken_v1_v2
+    assert schema_version(table.SeatTaken) == 2
+    assert upcast_SeatTaken_v1_v2({"seat": 1}) == {"seat": 1, "bot": False}
+
+
+def test_a_v1_event_is_read_through_the_upcaster() -> None:
+    rows = v1_rows()
+    v1 = rows[1]["event"]
+    assert isinstance(v1, dict) and v1["schema_version"] == 1 and "bot" not in v1
+    assert decode_event("azi", v1) == table.SeatTaken(0, "Ana", "ana-seed", bot=False)
+    assert decode_event("azi", v1, strict=True) == table.SeatTaken(0, "Ana", "ana-seed", False)
+    without_version = {k: v for k, v in v1.items() if k != "schema_version"}
+    assert decode_event("azi", without_version) == table.SeatTaken(0, "Ana", "ana-seed", False)
+
+
+def test_a_v1_archive_imports_reads_upcast_and_stays_v1(fake_redis: object) -> None:
+    store = EventStore(fake_redis)  # type: ignore[arg-type]
+    text = V1_EXPORT.read_text()
+    game_id = store.import_jsonl(text)
+    stored = store.read(game_id)
+    assert [s.event for s in stored[1:]] == [
+        table.SeatTaken(0, "Ana", "ana-seed", False),
+        table.SeatTaken(1, "Ben", "ben-seed", False),
+    ]
+    assert [s.at_ms for s in stored] == [1_700_000_000_000, 1_700_000_004_000, 1_700_000_009_000]
+    # stored events are never rewritten: the stream still holds v1 and exports it as it was
+    assert [raw.schema_version for raw in store.read_raw(game_id)] == [1, 1, 1]
+    assert store.export_jsonl(game_id) == text
+    state = table.fold([s.event for s in stored])
+    assert [s.bot for s in state.seats if s is not None] == [False, False]
+    assert keys.events(game_id) == "cardroom:{g-v1-fixture}:events"
+
+
+def test_new_events_are_written_at_the_current_version() -> None:
+    assert pack_event(table.SeatTaken(0, "Ana", "s", True))[:2] == ("SeatTaken", 2)
+    assert pack_event(created())[:2] == ("GameCreated", 1)
+
+
+# -- state snapshots ---------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAMES)
+def test_states_round_trip_through_a_snapshot(game: str) -> None:
+    playable(game)
+    for seed in range(2):
+        played = random_game(game, seed)
+        step = max(1, len(played.states) // 12)
+        for state in [*played.states[::step], played.state]:
+            data = encode_state(state)
+            assert decode_state(game, data) == state
+            assert decode_state(game, data.decode()) == state
+
+
+# -- the compact stored form ----------------------------------------------------------------
+def test_the_deflate_dictionary_never_changes() -> None:
+    digest = hashlib.sha256(compact_module.DICTIONARY_V1).hexdigest()
+    assert digest == "9d2e74c6b1d2f348c44fecd4c50a10a98836bf9e6b0d5e11895eddaf98568ed0"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_large_fields_are_deflated_small_ones_kept_as_json(game: str) -> None:
+    playable(game)
+    played = random_game(game, 0)
+    for event in played.events:
+        _, _, stored = pack_event(event)
+        text = encode_json(event)
+        assert compact_module.expand(stored) == text
+        if compact_module.is_compacted(stored):
+            assert len(stored) < len(text)
+        else:
+            assert stored == text and stored[:1] == b"{"
+    deals = [e for e in played.events if e.is_deal]
+    assert deals and all(compact_module.is_compacted(pack_event(e)[2]) for e in deals)
+
+
+def encode_json(event: Event) -> bytes:
+    fields = {k: v for k, v in encode_event(event).items() if k not in ("type", "schema_version")}
+    return json.dumps(fields, separators=(",", ":")).encode()
