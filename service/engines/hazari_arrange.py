@@ -353,25 +353,27 @@ class Arranger:
         opponent_card = (360 - sum(POINTS[c] for c in cards)) / 39
         pot3, pot4 = 9 * opponent_card, 12 * opponent_card
         bit = {c: 1 << i for i, c in enumerate(cards)}
+        table, points = KEY3, POINTS
+        # Strongest first (ties: more points first), so each loop below only
+        # meets groups that may follow the previous one.
         triples = sorted(
-            (
+            [
                 (
-                    key3(a, b, c),
-                    POINTS[a] + POINTS[b] + POINTS[c],
+                    table[a * 2704 + b * 52 + c],
+                    points[a] + points[b] + points[c],
                     bit[a] | bit[b] | bit[c],
                     (a, b, c),
                 )
                 for a, b, c in combinations(cards, 3)
-            ),
-            key=lambda t: -t[0],
+            ],
+            reverse=True,
         )
-        quads = {
-            bit[a] | bit[b] | bit[c] | bit[d]: (
-                key4(a, b, c, d),
-                POINTS[a] + POINTS[b] + POINTS[c] + POINTS[d],
-            )
-            for a, b, c, d in combinations(cards, 4)
-        }
+        # A four-card group is worth its best three; computed only for the
+        # groups the search reaches.
+        key_of_mask = {t[2]: t[0] for t in triples}
+        quad_keys: dict[int, int] = {}
+        singles = [1 << i for i in range(13)]
+        total = sum(POINTS[c] for c in cards)
         full = (1 << 13) - 1
         # Upper bounds: a group can hold at most 30 (three cards) or 40 points.
         top3, top4 = pot3 + 30, pot4 + 40
@@ -400,9 +402,14 @@ class Arranger:
                     w = win[k3]
                     if v2 + w[2] * top3 + w[3] * top4 <= best:
                         break
-                    k4, p4 = quads[full ^ m12 ^ m3]
+                    rest = full ^ m12 ^ m3
+                    k4 = quad_keys.get(rest)
+                    if k4 is None:
+                        k4 = max(key_of_mask[rest ^ b] for b in singles if rest & b)
+                        quad_keys[rest] = k4
                     if k4 > k3:
                         continue
+                    p4 = total - p1 - p2 - p3
                     value = v2 + w[2] * (pot3 + p3) + win[k4][3] * (pot4 + p4)
                     if value > best:
                         best, chosen = value, (i, j, k)
