@@ -100,8 +100,8 @@ def event_model(game: str, type_name: str) -> type[BaseModel]:
     """The stored form of one event type of ``game`` at its current schema version."""
     cls = event_classes(game)[type_name]
     version = schema_version(cls)
-    type_literal: Any = Literal[type_name]  # type: ignore[valid-type]
-    version_literal: Any = Literal[version]  # type: ignore[valid-type]
+    type_literal: Any = Literal[type_name]
+    version_literal: Any = Literal[version]
     model: type[BaseModel] = create_model(
         type_name,
         __config__=ConfigDict(frozen=True, extra="forbid", title=type_name),

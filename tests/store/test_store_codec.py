@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import redis
 
 from schemas import compact as compact_module
 from schemas.codec import (
@@ -114,8 +115,8 @@ def test_a_v1_event_is_read_through_the_upcaster() -> None:
     assert decode_event("azi", without_version) == table.SeatTaken(0, "Ana", "ana-seed", False)
 
 
-def test_a_v1_archive_imports_reads_upcast_and_stays_v1(fake_redis: object) -> None:
-    store = EventStore(fake_redis)  # type: ignore[arg-type]
+def test_a_v1_archive_imports_reads_upcast_and_stays_v1(fake_redis: redis.Redis) -> None:
+    store = EventStore(fake_redis)
     text = V1_EXPORT.read_text()
     game_id = store.import_jsonl(text)
     stored = store.read(game_id)
