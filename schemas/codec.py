@@ -96,29 +96,50 @@ def pack_event(event: Event) -> tuple[str, int, bytes]:
 def unpack_event(game: str, type_name: str, version: int, data: bytes) -> Event:
     """The event of a stream entry. Current-version entries are validated
     straight from their JSON into the dataclass; older ones are upcast first."""
-    reader = _reader(game, type_name, version)
-    try:
-        return reader(data if data[:1] == b"{" else expand(data))
-    except ValidationError as exc:
-        raise EventDecodeError(game, type_name, _first_error(exc)) from None
+    return _reader(game, type_name, version)(data)
+
+
+EntryReader = Callable[[bytes, bytes, bytes], Event]
+
+
+@cache
+def entry_reader(game: str) -> EntryReader:
+    """:func:`unpack_event` for raw stream fields ``(type, schema_version,
+    data)`` as bytes, its per-type work looked up once: replays run here."""
+    readers: dict[tuple[bytes, bytes], Callable[[bytes], Event]] = {}
+
+    def read(type_name: bytes, version: bytes, data: bytes) -> Event:
+        reader = readers.get((type_name, version))
+        if reader is None:
+            reader = _reader(game, type_name.decode(), int(version))
+            readers[(type_name, version)] = reader
+        return reader(data)
+
+    return read
 
 
 @cache
 def _reader(game: str, type_name: str, version: int) -> Callable[[bytes], Event]:
     cls = _event_class(game, type_name)
-    adapter = _adapter(cls)
-    if version == schema_version(cls):
-        return adapter.validate_json
-
-    def read_older(data: bytes) -> Event:
-        try:
-            fields = json.loads(data)
-        except ValueError as exc:
-            raise EventDecodeError(game, type_name, f"bad JSON: {exc}") from None
-        return adapter.validate_python(_upcast(game, cls, version, fields))
-
     _check_version(game, cls, version)
-    return read_older
+    adapter = _adapter(cls)
+    current = version == schema_version(cls)
+
+    def read(data: bytes) -> Event:
+        if data[:1] != b"{":
+            data = expand(data)
+        try:
+            if current:
+                return adapter.validate_json(data)
+            try:
+                fields = json.loads(data)
+            except ValueError as exc:
+                raise EventDecodeError(game, type_name, f"bad JSON: {exc}") from None
+            return adapter.validate_python(_upcast(game, cls, version, fields))
+        except ValidationError as exc:
+            raise EventDecodeError(game, type_name, _first_error(exc)) from None
+
+    return read
 
 
 def _event_class(game: str, type_name: object) -> type[Event]:

@@ -28,8 +28,8 @@ from schemas.codec import (
     decode_event,
     decode_state,
     encode_state,
+    entry_reader,
     pack_event,
-    unpack_event,
 )
 from schemas.compact import compact, expand
 from service.engines.base import Event
@@ -220,12 +220,12 @@ class EventStore:
         return cast(Rows, rows or [])
 
     def _decode(self, game: str, rows: Rows) -> list[StoredEvent]:
+        read = entry_reader(game)
         out: list[StoredEvent] = []
         append = out.append
         for entry_id, fields in rows:
             ms, _, seq = entry_id.partition(b"-")
-            event = unpack_event(game, fields[b"t"].decode(), int(fields[b"v"]), fields[b"d"])
-            append(StoredEvent(int(ms), int(seq), event))
+            append(StoredEvent(int(ms), int(seq), read(fields[b"t"], fields[b"v"], fields[b"d"])))
         return out
 
     def _remember(self, game_id: str, first_fields: dict[bytes, bytes]) -> str:
