@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Final
 from .base import HIDDEN, JSON, Engine, Event, Move, OptionError, RuleError
 from .cards import RANKS, SUITS, CardError
 from .hazari_arrange import GROUP_SIZES, Groups, arrange
-from .hazari_eval import CARD_STRS, card_index, card_points, describe_key, key
+from .hazari_eval import CARD_STRS, POINTS, card_index, describe_key, key
 from .shuffle import Shuffler
 
 SEATS: Final = 4
@@ -237,7 +237,7 @@ def play_rounds(state: HazariState) -> list[RoundPlayed]:
         for seat in order[1:]:
             if keys[seat] >= keys[winner]:
                 winner = seat
-        points = sum(card_points(c) for g in laid for c in g)
+        points = sum(POINTS[card_index(c)] for g in laid for c in g)
         combos = tuple(describe_key(k) for k in keys)
         rounds.append(RoundPlayed(state.deal, r + 1, leader, order, laid, combos, winner, points))
         leader = winner

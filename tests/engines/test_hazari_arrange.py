@@ -122,7 +122,7 @@ def share(mine: Chooser, others: Chooser, deals: int, seed: int) -> float:
         deck = list(CARD_STRS)
         rng.shuffle(deck)
         me, dealer = d % 4, (d // 4) % 4
-        hands = [tuple(deck[s * 13 : s * 13 + 13]) for s in range(4)]
+        hands = tuple(tuple(deck[s * 13 : s * 13 + 13]) for s in range(4))
         arrangements = tuple((mine if s == me else others)(hands[s], rng) for s in range(4))
         state = HazariState(
             target=1000, phase="arranging", deal=d, dealer=dealer, hands=hands,
