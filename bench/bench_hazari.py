@@ -1,7 +1,9 @@
 """Hazari Lite benchmarks: evaluation speed, the auto-arranger's speed and strength.
 
 Run ``.venv/bin/python -m bench.bench_hazari`` (well under a minute) or with
-``--quick`` (a few seconds). Figures only; nothing is asserted here.
+``--quick`` (a few seconds). Figures only; nothing is asserted here. Times
+are CPU time of this process (``time.process_time``), so that other work on
+a shared machine does not inflate them.
 
 - *Evaluations*: three-card keys per second through the public
   :func:`~service.engines.hazari_eval.key` (card strings) and through the
@@ -78,9 +80,9 @@ def share(
         for seat in range(4):
             hand = deck[seat * 13 : seat * 13 + 13]
             if seat == me:
-                t0 = time.perf_counter()
+                t0 = time.process_time()
                 arrangements.append(mine(hand, rng))
-                times.append(time.perf_counter() - t0)
+                times.append(time.process_time() - t0)
             else:
                 arrangements.append(others(hand, rng))
         shares.append(deal_points(arrangements, dealer)[me] / 360)
@@ -92,22 +94,22 @@ def bench_evaluations(n: int) -> None:
     rng = random.Random(1)
     triples = [rng.sample(range(52), 3) for _ in range(n)]
     as_strs = [[CARD_STRS[c] for c in t] for t in triples]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for s in as_strs:
         key(s)
-    public = n / (time.perf_counter() - t0)
-    t0 = time.perf_counter()
+    public = n / (time.process_time() - t0)
+    t0 = time.process_time()
     for a, b, c in triples:
         key3(a, b, c)
-    table = n / (time.perf_counter() - t0)
+    table = n / (time.process_time() - t0)
     quads = [rng.sample(range(52), 4) for _ in range(n)]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for a, b, c, d in quads:
         key4(a, b, c, d)
-    four = n / (time.perf_counter() - t0)
-    t0 = time.perf_counter()
+    four = n / (time.process_time() - t0)
+    t0 = time.process_time()
     count = sum(1 for t in combinations(range(52), 3) if key3(*t))
-    every = time.perf_counter() - t0
+    every = time.process_time() - t0
     print(
         f"evaluations: key(3 strings) {public:,.0f}/s, key3(indices) {table:,.0f}/s, "
         f"key4(indices) {four:,.0f}/s; all {count:,} three-card sets in {every * 1000:.0f} ms"
@@ -147,7 +149,7 @@ def bench_full_deals(deals: int) -> None:
     shuffler = Shuffler(bytes(32), "bench", ("a", "b", "c", "d"))
     state = ENGINE.initial(ENGINE.parse_options({"target": 10_000}), 4)
     done = 0
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     while done < deals:
         if ENGINE.is_over(state):
             state = ENGINE.initial(ENGINE.parse_options({"target": 10_000}), 4)
@@ -155,7 +157,7 @@ def bench_full_deals(deals: int) -> None:
         for seat in range(4):
             state = ENGINE.fold(state, ENGINE.decide(state, seat, ENGINE.bot_move(state, seat)))
         done += 1
-    rate = deals / (time.perf_counter() - t0)
+    rate = deals / (time.process_time() - t0)
     print(f"full deals through the engine, auto-arranged: {rate:,.1f}/s ({deals} deals)")
 
 
