@@ -15,15 +15,15 @@ the order the rules compare them:
   lowest; pair: the pair's rank, then the odd card.
 
 Cards are handled as small integers internally (``rank * 4 + suit``) because
-the auto-arranger evaluates hundreds of thousands of sets; a precomputed table
-makes a three-card key one list lookup.
+the auto-arranger values every three cards of a hand for every move it
+suggests; a precomputed table makes a three-card key one list lookup.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
-from itertools import combinations
+from itertools import combinations, product
 from typing import Final
 
 from .cards import RANKS, SUITS, Card, CardError, parse_card
@@ -109,16 +109,33 @@ def _key_of_indices(i: int, j: int, k: int) -> int:
 
 
 def _build_table() -> list[int]:
-    table = [0] * (52 * 52 * 52)
-    for i, j, k in combinations(range(52), 3):
-        key = _key_of_indices(i, j, k)
-        for x, y, z in ((i, j, k), (i, k, j), (j, i, k), (j, k, i), (k, i, j), (k, j, i)):
-            table[x * 2704 + y * 52 + z] = key
+    """Every ordered triple of card indices, from two tables over ranks alone
+    (one of three cards of one suit, one of mixed suits): a key depends on
+    nothing else, and this keeps the import fast."""
+    mixed = [0] * 13**3
+    one_suit = [0] * 13**3
+    for ra, rb, rc in product(range(13), repeat=3):
+        i = ra * 169 + rb * 13 + rc
+        mixed[i] = _key_of_indices(ra * 4, rb * 4 + 1, rc * 4 + 2)
+        if len({ra, rb, rc}) == 3:
+            one_suit[i] = _key_of_indices(ra * 4, rb * 4, rc * 4)
+    table: list[int] = []
+    for a in range(52):
+        rank_a, suit_a = (a >> 2) * 169, a & 3
+        for b in range(52):
+            base = rank_a + (b >> 2) * 13
+            if b & 3 == suit_a:
+                table += [
+                    (one_suit if c & 3 == suit_a else mixed)[base + (c >> 2)] for c in range(52)
+                ]
+            else:
+                table += [mixed[base + (c >> 2)] for c in range(52)]
     return table
 
 
 KEY3: Final[list[int]] = _build_table()
-"""``KEY3[a * 2704 + b * 52 + c]``: the key of the card indices ``a, b, c`` (any order)."""
+"""``KEY3[a * 2704 + b * 52 + c]``: the key of the card indices ``a, b, c`` (any
+order; entries with a repeated card are meaningless)."""
 
 
 def key3(a: int, b: int, c: int) -> int:
