@@ -15,6 +15,7 @@ the engine's state type, so a decoded snapshot equals the state it came from.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -31,7 +32,6 @@ from .events import event_classes, event_model, model_to_event, schema_version, 
 from .upcasters import current_version, upcast
 
 JSON = dict[str, Any]
-ENVELOPE = ("type", "schema_version")
 
 
 class EventDecodeError(ValueError):
@@ -181,12 +181,15 @@ def engine_state_type(engine: Engine[Any]) -> Any:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _StateCodec:
-    """A :class:`Game` twin whose ``engine_state`` is typed with the engine's
-    state type (``Game`` says ``Any``), so pydantic rebuilds it exactly."""
+    """How one game's states are stored: ``shape`` is a twin of :class:`Game`
+    whose ``engine_state`` has the engine's state type (``Game`` says
+    ``Any``), so pydantic rebuilds the engine's state exactly; ``schema_id``
+    fingerprints that shape."""
 
     shape: type[Any]
     adapter: TypeAdapter[Any]
     names: tuple[str, ...]
+    schema_id: str
 
 
 @cache
@@ -197,7 +200,18 @@ def _state_codec(game: str) -> _StateCodec:
     shape = dataclasses.make_dataclass(
         f"{game.title()}Snapshot", [(name, hints[name]) for name in names], frozen=True
     )
-    return _StateCodec(shape, TypeAdapter(shape), names)
+    adapter: TypeAdapter[Any] = TypeAdapter(shape)
+    schema = json.dumps(adapter.json_schema(), sort_keys=True).encode()
+    return _StateCodec(shape, adapter, names, hashlib.sha256(schema).hexdigest()[:16])
+
+
+def state_schema_id(game: str) -> str:
+    """A fingerprint of the shape :func:`encode_state` writes for ``game``.
+
+    Snapshots are a cache of the fold, not history: one written while the
+    engine's state had another shape is simply not used (see the store).
+    """
+    return _state_codec(game).schema_id
 
 
 def encode_state(state: Game) -> bytes:

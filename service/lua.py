@@ -45,11 +45,12 @@ return {1, current + 1, version}
 """
 
 SAVE_SNAPSHOT: Final = """
--- KEYS[1]: the snapshot hash. ARGV: version, game, encoded state.
--- Replaces the snapshot only with a strictly newer version; returns 1 if it did.
-local current = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if tonumber(ARGV[1]) <= current then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'g', ARGV[2], 's', ARGV[3])
+-- KEYS[1]: the snapshot hash. ARGV: version, game, encoded state, state schema id.
+-- Replaces the snapshot only with a strictly newer version, or when the kept
+-- one has another state schema (unusable since an engine changed); 1 if it did.
+local kept = redis.call('HMGET', KEYS[1], 'v', 'h')
+if kept[2] == ARGV[4] and tonumber(ARGV[1]) <= tonumber(kept[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'g', ARGV[2], 's', ARGV[3], 'h', ARGV[4])
 return 1
 """
 

@@ -30,6 +30,7 @@ from schemas.codec import (
     encode_state,
     entry_reader,
     pack_event,
+    state_schema_id,
 )
 from schemas.compact import compact, expand
 from service.engines.base import Event
@@ -244,21 +245,25 @@ class EventStore:
         newer version is already kept; True if it replaced the old one."""
         if state.game_id != game_id:
             raise ValueError(f"state of game {state.game_id!r} saved as {game_id!r}")
-        saved = self._save_snapshot(
-            keys=[keys.snapshot(game_id)], args=[state.version, state.game, encode_state(state)]
-        )
-        return bool(saved)
+        schema_id = state_schema_id(state.game)
+        args: list[int | str | bytes] = [state.version, state.game, encode_state(state), schema_id]
+        return bool(self._save_snapshot(keys=[keys.snapshot(game_id)], args=args))
 
     def load_snapshot(self, game_id: str) -> Game | None:
-        game, data = cast(list[bytes | None], self.redis.hmget(keys.snapshot(game_id), ["g", "s"]))
-        if game is None or data is None:
+        """The kept snapshot, or ``None`` if there is none or it was written
+        while the engine's state had another shape (the load path then folds
+        the whole stream)."""
+        kept = self.redis.hmget(keys.snapshot(game_id), ["g", "h", "s"])
+        game, schema_id, data = cast(list[bytes | None], kept)
+        if not _usable(game, schema_id) or game is None or data is None:
             return None
         return decode_state(game.decode(), data)
 
     def snapshot_version(self, game_id: str) -> int:
-        """The version of the kept snapshot (0: none)."""
-        raw = _bytes(self.redis.hget(keys.snapshot(game_id), "v"))
-        return 0 if raw is None else int(raw)
+        """The version of the usable kept snapshot (0: none)."""
+        kept = self.redis.hmget(keys.snapshot(game_id), ["g", "h", "v"])
+        game, schema_id, version = cast(list[bytes | None], kept)
+        return int(version) if version is not None and _usable(game, schema_id) else 0
 
     # -- the server seed and seat tokens ----------------------------------------
     def put_secret(self, game_id: str, seed: bytes, pipe: Pipeline | None = None) -> None:
@@ -360,6 +365,11 @@ class EventStore:
 def _bytes(reply: object) -> bytes | None:
     """A reply of a client that returns bytes (the store insists on one)."""
     return cast("bytes | None", reply)
+
+
+def _usable(game: bytes | None, schema_id: bytes | None) -> bool:
+    """Whether a kept snapshot was written with the current state schema."""
+    return game is not None and schema_id == state_schema_id(game.decode()).encode()
 
 
 def _split_id(entry_id: bytes) -> tuple[int, int]:

@@ -153,6 +153,16 @@ def test_snapshots_only_move_forward(store: EventStore) -> None:
         store.save_snapshot("g2", states[3])
 
 
+def test_a_snapshot_of_another_state_shape_is_not_used(store: EventStore) -> None:
+    new_game(store, extra=3)
+    states = [table.fold([s.event for s in store.read("g1", limit=n)]) for n in (2, 4)]
+    assert store.save_snapshot("g1", states[1])
+    store.redis.hset(keys.snapshot("g1"), "h", "an-engine-state-of-old")
+    assert store.load_snapshot("g1") is None and store.snapshot_version("g1") == 0
+    assert store.save_snapshot("g1", states[0])  # older, but the kept one is unusable
+    assert store.load_snapshot("g1") == states[0] and store.snapshot_version("g1") == 2
+
+
 # -- seeds and tokens -------------------------------------------------------------
 def test_the_server_seed_is_kept_once(store: EventStore) -> None:
     assert store.get_secret("g1") is None
