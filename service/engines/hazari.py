@@ -144,6 +144,12 @@ def sorted_hand(cards: Sequence[str]) -> list[str]:
     return sorted(cards, key=_sort_key)
 
 
+def _short(value: object, limit: int = 60) -> str:
+    """``repr(value)``, cut short: error messages echo what was sent."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _group_text(group: Sequence[str]) -> str:
     return f"{describe_key(key(group))}: {' '.join(group)}"
 
@@ -159,8 +165,10 @@ def parse_arrangement(move: Move, hand: Sequence[str]) -> Groups:
             raise RuleError(
                 "unknown_action", "the move has no 'action'; Hazari's move is 'arrange'"
             )
-        raise RuleError("unknown_action", f"unknown action {action!r}: Hazari's move is 'arrange'")
-    extra = sorted(str(k) for k in move if k not in ("action", "groups"))
+        raise RuleError(
+            "unknown_action", f"unknown action {_short(action)}: Hazari's move is 'arrange'"
+        )
+    extra = sorted(_short(k, 20) for k in move if k not in ("action", "groups"))
     if extra:
         raise RuleError(
             "unexpected_field", f"'arrange' takes only 'groups', not {', '.join(extra)}"
@@ -172,7 +180,7 @@ def parse_arrangement(move: Move, hand: Sequence[str]) -> Groups:
     raw = move["groups"]
     if not isinstance(raw, (list, tuple)) or not all(isinstance(g, (list, tuple)) for g in raw):
         raise RuleError(
-            "bad_groups", f"'groups' must be a list of four lists of cards, not {raw!r}"
+            "bad_groups", f"'groups' must be a list of four lists of cards, not {_short(raw)}"
         )
     if len(raw) != len(GROUP_SIZES):
         raise RuleError("bad_groups", f"'groups' must hold 4 groups, not {len(raw)}")
@@ -190,7 +198,8 @@ def parse_arrangement(move: Move, hand: Sequence[str]) -> Groups:
             try:
                 cards.append(CARD_STRS[card_index(token)])
             except CardError as exc:
-                raise RuleError("bad_card", f"group {number}: {exc}") from None
+                message = str(exc) if len(str(exc)) <= 120 else f"bad card {_short(token)}"
+                raise RuleError("bad_card", f"group {number}: {message}") from None
         groups.append(tuple(cards))
     seen: set[str] = set()
     for card in (c for g in groups for c in g):
