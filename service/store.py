@@ -3,7 +3,8 @@
 Entry ``<version>-<at_ms>`` of ``cardroom:{<game_id>}:events`` holds the
 game's event number ``version`` (the first is 1, the stream's length is the
 game's version) appended at ``at_ms`` (Redis server time), in three compact
-fields: ``t`` the type, ``v`` the schema version, ``d`` the fields as JSON.
+fields: ``t`` the type, ``v`` the schema version, ``d`` the fields as JSON
+(deflated when large, see :mod:`schemas.compact`).
 Encoding the version in the entry id lets a read start at any version with
 one ``XRANGE`` and keeps each entry small.
 
@@ -41,6 +42,7 @@ from .errors import CorruptExport, GameExists, GameNotFound, VersionConflict
 from .index import GamesIndex, GameSummary
 
 DEFAULT_IDEMPOTENCY_TTL_S: Final = 24 * 3600
+GAMES_REMEMBERED: Final = 100_000
 LAST_SEQ: Final = 2**64 - 1
 """The largest sequence part of a stream id: ``<v>-LAST_SEQ`` is after every entry of version v."""
 
@@ -109,7 +111,8 @@ class EventStore:
         self._append = redis.register_script(lua.APPEND)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
         self._games: dict[str, str] = {}
-        """game id → game name: fixed by a game's first event, so safe to keep."""
+        """game id → game name: fixed by a game's first event, so safe to keep
+        (forgotten all at once past ``GAMES_REMEMBERED``, to bound memory)."""
 
     # -- events ------------------------------------------------------------
     def append(
@@ -135,6 +138,8 @@ class EventStore:
             isinstance(e, GameCreated) for e in events[1:]
         ):
             raise ValueError("a game's stream starts with its one GameCreated event")
+        if isinstance(events[0], GameCreated) and events[0].game_id != game_id:
+            raise ValueError(f"GameCreated of game {events[0].game_id!r} appended to {game_id!r}")
         args: list[Any] = [
             expected_version,
             self.idempotency_ttl_ms,
@@ -236,6 +241,8 @@ class EventStore:
             )
         created = json.loads(expand(first_fields[b"d"]))
         game: str = created["game"]
+        if len(self._games) >= GAMES_REMEMBERED:
+            self._games.clear()
         self._games[game_id] = game
         return game
 
@@ -358,7 +365,6 @@ class EventStore:
             self._run_append(game_id, args, 0, None)
         except VersionConflict:
             raise GameExists(game_id) from None
-        self._games[game_id] = game
         return game_id
 
 
