@@ -178,10 +178,15 @@ def parse_arrangement(move: Move, hand: Sequence[str]) -> Groups:
             "missing_groups", "'arrange' needs 'groups': four lists of 3, 3, 3 and 4 cards"
         )
     raw = move["groups"]
-    if not isinstance(raw, (list, tuple)) or not all(isinstance(g, (list, tuple)) for g in raw):
+    if not isinstance(raw, (list, tuple)):
         raise RuleError(
             "bad_groups", f"'groups' must be a list of four lists of cards, not {_short(raw)}"
         )
+    for number, group in enumerate(raw, 1):
+        if not isinstance(group, (list, tuple)):
+            raise RuleError(
+                "bad_groups", f"group {number} must be a list of cards, not {_short(group)}"
+            )
     if len(raw) != len(GROUP_SIZES):
         raise RuleError("bad_groups", f"'groups' must hold 4 groups, not {len(raw)}")
     sizes = tuple(len(g) for g in raw)
