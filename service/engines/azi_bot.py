@@ -1,0 +1,170 @@
+"""A deterministic Azi player: bids by hand strength, plays tricks sensibly.
+
+Strength is an estimate of the chance to take two of the three tricks:
+each card's chance to take a trick is judged from the cards still unseen
+(higher cards of its suit, and for side suits the danger of being trumped),
+and the chance of two successes out of three follows from those. Bidding
+weighs that chance against the pot odds and the number of opponents still
+in; the lead is worth a little extra. In play the bot wins a trick as
+cheaply as it safely can and throws its weakest card otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .azi_cards import deck, playable, power, rank_of, suit_of, trick_winner
+from .azi_state import AZI_BUY_IN, BIDDING, DISCARDING, MAX_ACTIONS, PLAYING, AziState
+from .base import JSON, RuleError
+
+SIDE_SUIT_TRUMP_RISK = 0.8
+"""Chance, per opponent, that a winning side-suit card is not trumped."""
+
+
+def card_value(state: AziState, card: str) -> int:
+    """Strength of a card on its own: trumps above side suits, rank within."""
+    assert state.trump is not None
+    return power(card, suit_of(card), state.trump, state.six_on_stage)
+
+
+def weakest_card(state: AziState, seat: int, cards: Iterable[str]) -> str:
+    """The card worth least (lowest side-suit card first, trumps last)."""
+    return min(cards, key=lambda c: (card_value(state, c), c[1]))
+
+
+def _unseen(state: AziState, seat: int) -> list[str]:
+    """Cards the seat has not seen: not in its hand, not played, not shown out of play."""
+    seen = set(state.hands[seat]) | set(state.played) | {c for _, c in state.trick}
+    if state.options.cards == 3 and state.trump_card is not None:
+        seen.add(state.trump_card)
+    own_discard = state.discarded[seat]
+    if own_discard is not None:
+        seen.add(own_discard)
+    return [c for c in deck(state.options.deck) if c not in seen]
+
+
+def _opponent_cards(state: AziState, seat: int) -> int:
+    return sum(len(state.hands[s]) for s in state.players_in_play() if s != seat)
+
+
+def _beaters(state: AziState, card: str, unseen: Sequence[str]) -> int:
+    """Unseen cards that beat ``card`` when it leads its suit."""
+    assert state.trump is not None
+    mine = power(card, suit_of(card), state.trump, state.six_on_stage)
+    return sum(1 for c in unseen if power(c, suit_of(card), state.trump, state.six_on_stage) > mine)
+
+
+def card_chance(state: AziState, seat: int, card: str, unseen: Sequence[str]) -> float:
+    """Rough chance that ``card`` takes a trick it is played to."""
+    if not unseen:
+        return 1.0
+    opponents = len(state.players_in_play()) - 1
+    held = min(1.0, _opponent_cards(state, seat) / len(unseen))
+    higher_same = sum(
+        1 for c in unseen if suit_of(c) == suit_of(card) and rank_of(c) > rank_of(card)
+    )
+    if suit_of(card) == state.trump:
+        return (1.0 - held) ** _beaters(state, card, unseen)
+    return (1.0 - held) ** higher_same * SIDE_SUIT_TRUMP_RISK ** max(opponents, 0)
+
+
+def strength(state: AziState, seat: int) -> float:
+    """Estimated chance of taking two tricks with the seat's hand."""
+    unseen = _unseen(state, seat)
+    chances = [card_chance(state, seat, c, unseen) for c in state.hands[seat]]
+    have = state.tricks[seat]
+    need = max(0, 2 - have)
+    # Poisson-binomial: the chance of at least ``need`` successes.
+    dist = [1.0]
+    for p in chances:
+        nxt = [0.0] * (len(dist) + 1)
+        for k, q in enumerate(dist):
+            nxt[k] += q * (1 - p)
+            nxt[k + 1] += q * p
+        dist = nxt
+    return sum(dist[need:])
+
+
+# -- bidding ---------------------------------------------------------------------
+def _bid(state: AziState, seat: int) -> JSON:
+    opponents = len(state.players_in_play()) - 1
+    fair = 1.0 / (opponents + 1)
+    s = strength(state, seat)
+    if state.leader is None or state.leader == seat:
+        s = min(1.0, s * 1.1)  # leading the first trick is worth something
+    low = state.highest + state.options.min_bet
+    high = state.bids[seat] + state.stacks[seat]
+    can_bet = state.actions[seat] < MAX_ACTIONS - 1 and high >= low
+    pot = state.pot
+    if state.highest == 0:
+        if can_bet and s >= fair * 1.15:
+            return {"action": "bet", "amount": _bet_size(s, low, high, pot)}
+        return {"action": "fold"}
+    owed = min(state.highest - state.bids[seat], state.stacks[seat])
+    if can_bet and s >= max(0.6, fair * 2.0):
+        return {"action": "bet", "amount": _bet_size(s, low, high, pot)}
+    if s * (pot + owed) > owed * 1.1:
+        return {"action": "call"}
+    return {"action": "fold"}
+
+
+def _bet_size(s: float, low: int, high: int, pot: int) -> int:
+    """Small with fair hands, pot-sized with strong ones."""
+    if s >= 0.7:
+        return max(low, min(high, pot + low))
+    return low
+
+
+# -- play -------------------------------------------------------------------------
+def _play(state: AziState, seat: int) -> JSON:
+    assert state.trump is not None
+    hand = state.hands[seat]
+    cards = playable(hand, state.led_suit(), state.trump)
+    unseen = _unseen(state, seat)
+    if not state.trick:
+        return {"action": "play", "card": _lead(state, seat, cards, unseen)}
+    players = state.players_in_play()
+    last = len(state.trick) == len(players) - 1
+    winning = [c for c in cards if _takes(state, seat, c)]
+    if not winning:
+        return {"action": "play", "card": weakest_card(state, seat, cards)}
+    if last:
+        return {"action": "play", "card": weakest_card(state, seat, winning)}
+    led = state.trick[0][1]
+    safe = [c for c in winning if _beaters_following(state, c, led, unseen) == 0]
+    if safe:
+        return {"action": "play", "card": weakest_card(state, seat, safe)}
+    return {"action": "play", "card": max(winning, key=lambda c: card_value(state, c))}
+
+
+def _takes(state: AziState, seat: int, card: str) -> bool:
+    assert state.trump is not None
+    return trick_winner((*state.trick, (seat, card)), state.trump, state.six_on_stage) == seat
+
+
+def _beaters_following(state: AziState, card: str, led: str, unseen: Sequence[str]) -> int:
+    assert state.trump is not None
+    mine = power(card, suit_of(led), state.trump, state.six_on_stage)
+    return sum(1 for c in unseen if power(c, suit_of(led), state.trump, state.six_on_stage) > mine)
+
+
+def _lead(state: AziState, seat: int, cards: Sequence[str], unseen: Sequence[str]) -> str:
+    """Lead a sure or likely winner; otherwise give the weakest card away."""
+    best = max(cards, key=lambda c: (card_chance(state, seat, c, unseen), card_value(state, c)))
+    if card_chance(state, seat, best, unseen) >= 0.5:
+        return best
+    return weakest_card(state, seat, cards)
+
+
+# -- the move ------------------------------------------------------------------------
+def choose_move(state: AziState, seat: int) -> JSON:
+    """The bot's move for ``seat`` (a legal body; never ``leave``)."""
+    if state.phase == DISCARDING:
+        return {"action": "discard", "card": weakest_card(state, seat, state.hands[seat])}
+    if state.phase == BIDDING and state.turn == seat:
+        return _bid(state, seat)
+    if state.phase == PLAYING and state.turn == seat:
+        return _play(state, seat)
+    if state.phase == AZI_BUY_IN and state.turn == seat:
+        return {"action": "decline"}
+    raise RuleError("not_your_turn", f"seat {seat} has no move to make in phase {state.phase}")
