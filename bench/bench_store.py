@@ -16,17 +16,21 @@ and they are deleted at the end. Figures only; nothing is asserted here.
   Target ≤ 170 bytes per event.
 
 The games are random whole games of every engine (random legal moves).
+Store and bare runs of the same work alternate in short timed pairs; each
+ratio is the median of the pairs' ratios, so a burst of load on the machine
+skews neither side. The rates are the totals over all pairs.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -42,16 +46,37 @@ from tests.support import new_game, play
 
 SEATS = {"azi": 4}
 RAW_KEY = "cardroom-bench:{raw}:events"
+CHUNK = 16
 
 
 @dataclass
-class Figures:
-    store_appends: float = 0.0
-    raw_appends: float = 0.0
-    replay: float = 0.0
-    bare_replay: float = 0.0
-    bytes_per_event: float = 0.0
-    events: int = 0
+class Pairs:
+    """Times of the store and of its bare counterpart doing the same work,
+    taken in alternation, so that a busy machine slows both alike."""
+
+    counts: list[int] = field(default_factory=list)
+    store_s: list[float] = field(default_factory=list)
+    bare_s: list[float] = field(default_factory=list)
+
+    def time(self, count: int, store: Callable[[], None], bare: Callable[[], None]) -> None:
+        first_bare = len(self.counts) % 2 == 0
+        times = {}
+        for name, run in (
+            (("bare", bare), ("store", store)) if first_bare else (("store", store), ("bare", bare))
+        ):
+            start = time.perf_counter()
+            run()
+            times[name] = time.perf_counter() - start
+        self.counts.append(count)
+        self.store_s.append(times["store"])
+        self.bare_s.append(times["bare"])
+
+    def rates(self) -> tuple[float, float, float]:
+        """Events per second of the store and of the bare commands, and the
+        median of the pairs' ratios (robust to bursts of load)."""
+        total = sum(self.counts)
+        ratio = statistics.median(b / s for s, b in zip(self.store_s, self.bare_s, strict=True))
+        return total / sum(self.store_s), total / sum(self.bare_s), ratio
 
 
 def random_games(game: str, count: int, seed: int) -> list[list[Event]]:
@@ -63,71 +88,98 @@ def random_games(game: str, count: int, seed: int) -> list[list[Event]]:
     return games
 
 
-def rate(count: int, run: Callable[[], None]) -> float:
-    start = time.perf_counter()
-    run()
-    return count / (time.perf_counter() - start)
+def renamed(events: list[Event], game_id: str) -> list[Event]:
+    """The same game under another id (its first event names the game)."""
+    first = events[0]
+    assert isinstance(first, table.GameCreated)
+    return [dataclasses.replace(first, game_id=game_id), *events[1:]]
 
 
 def bench_appends(
-    r: redis.Redis, store: EventStore, games: list[list[Event]], round_no: int
-) -> tuple[float, float]:
-    ids = [f"bench-{round_no}-{i}" for i in range(len(games))]
-    packed = [[pack_event(e) for e in events] for events in games]
-    count = sum(len(events) for events in games)
+    r: redis.Redis, store: EventStore, games: list[list[Event]], pairs: Pairs
+) -> None:
+    """Append every game one event per call, in chunks, each chunk also
+    ``XADD``ed bare (already encoded) to a scratch stream."""
+    for i, events in enumerate(games):
+        game_id = f"bench-append-{i}"
+        r.delete(keys.events(game_id))
+        events = renamed(events, game_id)
+        for start in range(0, len(events), CHUNK):
+            chunk = events[start : start + CHUNK]
+            packed = [pack_event(e) for e in chunk]
 
-    def through_store() -> None:
-        for game_id, events in zip(ids, games, strict=True):
-            for version, event in enumerate(events):
-                store.append(game_id, [event], version)
+            def through_store(
+                chunk: list[Event] = chunk, start: int = start, game_id: str = game_id
+            ) -> None:
+                for version, event in enumerate(chunk, start=start):
+                    store.append(game_id, [event], version)
 
-    def raw_xadd() -> None:
-        for entries in packed:
-            for t, v, d in entries:
-                r.xadd(RAW_KEY, {"t": t, "v": v, "d": d})
+            def bare(packed: list[tuple[str, int, bytes]] = packed) -> None:
+                for t, v, d in packed:
+                    r.xadd(RAW_KEY, {"t": t, "v": v, "d": d})
 
-    r.delete(RAW_KEY, *(keys.events(g) for g in ids))
-    raw = rate(count, raw_xadd)
-    stored = rate(count, through_store)
-    r.delete(RAW_KEY)
-    return stored, raw
+            pairs.time(len(chunk), through_store, bare)
+        r.delete(RAW_KEY)
 
 
-def bench_replay(
-    r: redis.Redis, store: EventStore, game_ids: list[str], count: int
-) -> tuple[float, float]:
+def bench_replay(r: redis.Redis, game_id: str, count: int, pairs: Pairs) -> None:
+    """One whole game read, decoded and folded, against the same stream read bare."""
+
     def replay() -> None:
-        for game_id in game_ids:
-            table.fold([s.event for s in EventStore(r).read(game_id)])
+        table.fold([s.event for s in EventStore(r).read(game_id)])
 
     def bare() -> None:
-        for game_id in game_ids:
-            rows: Any = r.xrange(keys.events(game_id))
-            for _, fields in rows:
-                data = fields[b"d"]
-                json.loads(data if data[:1] == b"{" else expand(data))
+        rows: Any = r.xrange(keys.events(game_id))
+        for _, fields in rows:
+            data = fields[b"d"]
+            json.loads(data if data[:1] == b"{" else expand(data))
 
-    return rate(count, replay), rate(count, bare)
+    pairs.time(count, replay, bare)
 
 
 def bench_game(r: redis.Redis, game: str, n_games: int, rounds: int) -> Figures:
     games = random_games(game, n_games, seed=1000)
     count = sum(len(events) for events in games)
     store = EventStore(r)
-    appends = [bench_appends(r, store, games, k) for k in range(rounds)]
-    ids = [f"bench-{rounds - 1}-{i}" for i in range(n_games)]
-    replays = [bench_replay(r, store, ids, count) for _ in range(rounds)]
+    appends = Pairs()
+    for _ in range(rounds):
+        bench_appends(r, store, games, appends)
+    ids = [f"bench-append-{i}" for i in range(n_games)]
+    replays = Pairs()
+    for _ in range(rounds):
+        for game_id, events in zip(ids, games, strict=True):
+            bench_replay(r, game_id, len(events), replays)
     memory = sum(r.memory_usage(keys.events(g), samples=0) or 0 for g in ids)
-    for k in range(rounds):
-        r.delete(*(keys.events(f"bench-{k}-{i}") for i in range(n_games)))
-    return Figures(
-        store_appends=statistics.median(a for a, _ in appends),
-        raw_appends=statistics.median(b for _, b in appends),
-        replay=statistics.median(a for a, _ in replays),
-        bare_replay=statistics.median(b for _, b in replays),
-        bytes_per_event=memory / count,
-        events=count,
-    )
+    r.delete(*(keys.events(g) for g in ids))
+    return Figures(appends, replays, memory, count)
+
+
+@dataclass
+class Figures:
+    appends: Pairs
+    replays: Pairs
+    memory: int
+    events: int
+
+    def row(self, name: str) -> str:
+        store_rate, raw_rate, append_ratio = self.appends.rates()
+        replay_rate, bare_rate, replay_ratio = self.replays.rates()
+        return (
+            f"{name:8} {self.events:7d} {store_rate:10,.0f} {raw_rate:10,.0f} {append_ratio:6.2f}"
+            f" {replay_rate:12,.0f} {bare_rate:10,.0f} {replay_ratio:6.2f}"
+            f" {self.memory / self.events:8.1f}"
+        )
+
+
+def combined(results: list[Figures]) -> Figures:
+    """All games' events together: their pairs pooled, their memory summed."""
+    appends, replays = Pairs(), Pairs()
+    for f in results:
+        for pooled, pairs in ((appends, f.appends), (replays, f.replays)):
+            pooled.counts += pairs.counts
+            pooled.store_s += pairs.store_s
+            pooled.bare_s += pairs.bare_s
+    return Figures(appends, replays, sum(f.memory for f in results), sum(f.events for f in results))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -144,36 +196,17 @@ def main(argv: list[str] | None = None) -> None:
     )
     rounds = 1 if args.quick else 3
     version = r.info("server")["redis_version"]
-    print(f"event store on {args.url} (redis {version}), median of {rounds} round(s)")
+    print(f"event store on {args.url} (redis {version}), {rounds} round(s)")
     print(
         f"{'game':8} {'events':>7} {'append/s':>10} {'XADD/s':>10} {'ratio':>6}"
         f" {'replay ev/s':>12} {'bare ev/s':>10} {'ratio':>6} {'B/event':>8}"
     )
     results = [bench_game(r, game, n_games[game], rounds) for game in GAMES]
-    for game, f in [*zip(GAMES, results, strict=True), ("all", combined(results))]:
-        print(
-            f"{game:8} {f.events:7d} {f.store_appends:10,.0f} {f.raw_appends:10,.0f}"
-            f" {f.store_appends / f.raw_appends:6.2f} {f.replay:12,.0f} {f.bare_replay:10,.0f}"
-            f" {f.replay / f.bare_replay:6.2f} {f.bytes_per_event:8.1f}"
-        )
+    for game, figures in zip(GAMES, results, strict=True):
+        print(figures.row(game))
+    print(combined(results).row("all"))
     print("targets: append ratio >= 0.5, replay ratio >= 0.5, <= 170 bytes per event")
-
-
-def combined(results: list[Figures]) -> Figures:
-    """The figures of all games' events together (rates over the summed times)."""
-    events = sum(f.events for f in results)
-
-    def overall(rate_of: Callable[[Figures], float]) -> float:
-        return events / sum(f.events / rate_of(f) for f in results)
-
-    return Figures(
-        store_appends=overall(lambda f: f.store_appends),
-        raw_appends=overall(lambda f: f.raw_appends),
-        replay=overall(lambda f: f.replay),
-        bare_replay=overall(lambda f: f.bare_replay),
-        bytes_per_event=sum(f.bytes_per_event * f.events for f in results) / events,
-        events=events,
-    )
+    print("ratios: median over alternating timed pairs (store, bare) of the same work")
 
 
 if __name__ == "__main__":
