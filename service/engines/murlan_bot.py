@@ -16,7 +16,7 @@ possible (or lead what he cannot follow).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from .murlan_combos import (
@@ -63,7 +63,7 @@ def unit_strength(kind: str, size: int, value: int) -> float:
     return _group_strength(value)
 
 
-@cache
+@lru_cache(maxsize=1 << 16)
 def plan_cost(counts: Counts) -> float:
     """The cost of the best split of a hand (cards per rank) into units."""
     base = 0.0
@@ -109,6 +109,10 @@ def choose_play(
     for play in options:
         if len(play) == len(hand):
             return play
+    if state.trick.table is None:
+        finish = _finishing_lead(hand, options)
+        if finish is not None:
+            return finish
     counts = counts_of(hand)
     danger = _danger(state, seat) <= DANGER_CARDS
     leading = state.trick.table is None
@@ -130,7 +134,10 @@ def choose_play(
             if leading and combo.size > fewest:
                 score -= 2.0
         else:
-            score = plan_cost(tuple(rest)) + SPEND_WEIGHT * strength
+            # A straight's strength is in being hard to follow, not in high
+            # cards that could beat something later: playing it spends nothing.
+            spent = 0.0 if combo.kind == STRAIGHT else strength
+            score = plan_cost(tuple(rest)) + SPEND_WEIGHT * spent
             if combo.kind == QUAD and len(play) != len(hand):
                 score += 1.0  # keep bombs for when they are needed
         score -= SHED_BONUS * len(play)
@@ -139,6 +146,22 @@ def choose_play(
     if best is None and leading:
         best = options[0]
     return best
+
+
+def _finishing_lead(
+    hand: Sequence[int], options: Sequence[tuple[int, ...]]
+) -> tuple[int, ...] | None:
+    """A sure winner whose cards leave one combination: play it first, keep
+    the lead, and go out with the rest (finish strong)."""
+    for play in options:
+        combo = classify(play)
+        assert combo is not None
+        if unit_strength(combo.kind, combo.size, combo.value) < 1.0:
+            continue
+        gone = set(play)
+        if classify([c for c in hand if c not in gone]) is not None:
+            return play
+    return None
 
 
 def give_back(hand: Sequence[int], choices: Sequence[int]) -> int:
