@@ -26,19 +26,18 @@ from redis.client import Pipeline
 
 from schemas.codec import (
     EventDecodeError,
-    decode_event,
     decode_state,
     encode_state,
     entry_reader,
     pack_event,
     state_schema_id,
 )
-from schemas.compact import compact, expand
+from schemas.compact import expand
 from service.engines.base import Event
 from service.engines.game import Game, GameCreated
 
-from . import keys, lua
-from .errors import CorruptExport, GameExists, GameNotFound, VersionConflict
+from . import archive, keys, lua
+from .errors import GameExists, GameNotFound, VersionConflict
 from .index import GamesIndex, GameSummary
 
 DEFAULT_IDEMPOTENCY_TTL_S: Final = 24 * 3600
@@ -148,8 +147,20 @@ class EventStore:
         ]
         for event in events:
             args.extend(pack_event(event))
-            args.append("")
+            args.append("")  # at_ms: the server's time
         return self._run_append(game_id, args, expected_version, idempotency_key)
+
+    def append_stored(
+        self, game_id: str, entries: Sequence[tuple[str, int, bytes, int]], expected_version: int
+    ) -> AppendResult:
+        """Append entries already in stored form, ``(type, schema_version,
+        data, at_ms)``, keeping their time: for imports, which validate them."""
+        if not entries:
+            raise ValueError("append needs at least one event")
+        args: list[Any] = [expected_version, self.idempotency_ttl_ms, "0", ""]
+        for entry in entries:
+            args.extend(entry)
+        return self._run_append(game_id, args, expected_version, None)
 
     def _run_append(
         self, game_id: str, args: list[Any], expected_version: int, idempotency_key: str | None
@@ -313,59 +324,13 @@ class EventStore:
 
     # -- archives -----------------------------------------------------------------
     def export_jsonl(self, game_id: str) -> str:
-        """The game's events as JSON Lines, exactly as stored: one
-        ``{"version", "at_ms", "event": {"type", "schema_version", ...}}`` a line.
-
-        The export holds every hand as dealt: it is an archive, not a view.
-        """
-        raw = self.read_raw(game_id)
-        if not raw:
-            raise GameNotFound(game_id)
-        lines = []
-        for entry in raw:
-            event = {
-                "type": entry.type,
-                "schema_version": entry.schema_version,
-                **json.loads(entry.data),
-            }
-            lines.append(
-                json.dumps(
-                    {"version": entry.version, "at_ms": entry.at_ms, "event": event},
-                    separators=(",", ":"),
-                )
-            )
-        return "\n".join(lines) + "\n"
+        """The game's events as JSON Lines, exactly as stored (:mod:`service.archive`)."""
+        return archive.export_jsonl(self, game_id)
 
     def import_jsonl(self, text: str) -> str:
-        """Store an export as a new game; returns its id.
-
-        Every event is validated against its schema (upcasting older ones),
-        versions must run 1, 2, 3… and an existing game is never overwritten
-        (:class:`GameExists`). The events are stored as they were exported.
-        """
-        rows = _parse_export(text)
-        first = rows[0][2]
-        if first.get("type") != GameCreated.type:
-            raise CorruptExport(1, "the first event must be GameCreated")
-        game = first.get("game")
-        game_id = first.get("game_id")
-        if not isinstance(game, str) or not isinstance(game_id, str):
-            raise CorruptExport(1, "GameCreated names no game or game id")
-        keys.check_game_id(game_id)
-        args: list[Any] = [0, self.idempotency_ttl_ms, "0", ""]
-        for line, (_, at_ms, event) in enumerate(rows, start=1):
-            try:
-                decode_event(game, event, strict=True)
-            except (EventDecodeError, ValueError) as exc:
-                raise CorruptExport(line, str(exc)) from None
-            fields = {k: v for k, v in event.items() if k not in ("type", "schema_version")}
-            data = json.dumps(fields, separators=(",", ":"), ensure_ascii=False).encode()
-            args.extend([event["type"], event.get("schema_version", 1), compact(data), at_ms])
-        try:
-            self._run_append(game_id, args, 0, None)
-        except VersionConflict:
-            raise GameExists(game_id) from None
-        return game_id
+        """Store an export as a new game, never overwriting one; returns its id
+        (:mod:`service.archive`)."""
+        return archive.import_jsonl(self, text)
 
 
 def _bytes(reply: object) -> bytes | None:
@@ -386,28 +351,3 @@ def _split_id(entry_id: bytes) -> tuple[int, int]:
 def _parse_record(record: bytes) -> AppendResult:
     parts = record.decode().split(":", 2)
     return AppendResult(int(parts[0]), int(parts[1]), True, parts[2] if len(parts) == 3 else None)
-
-
-def _parse_export(text: str) -> list[tuple[int, int, dict[str, Any]]]:
-    rows: list[tuple[int, int, dict[str, Any]]] = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise CorruptExport(line_no, f"not JSON: {exc}") from None
-        if not isinstance(row, dict) or not isinstance(row.get("event"), dict):
-            raise CorruptExport(line_no, 'expected {"version", "at_ms", "event": {...}}')
-        version, at_ms = row.get("version"), row.get("at_ms")
-        if not isinstance(version, int) or not isinstance(at_ms, int) or at_ms < 0:
-            raise CorruptExport(line_no, "version and at_ms must be non-negative integers")
-        if version != len(rows) + 1:
-            raise CorruptExport(
-                line_no,
-                f"version {version} where {len(rows) + 1} was due: versions must run 1, 2, 3…",
-            )
-        rows.append((version, at_ms, row["event"]))
-    if not rows:
-        raise CorruptExport(0, "no events")
-    return rows
