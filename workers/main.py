@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from rq import Worker
+from rq import SimpleWorker
 from rq.cron import CronScheduler
 
 from service.config import Settings
@@ -43,7 +43,9 @@ def run_worker(settings: Settings, *, burst: bool = False, with_scheduler: bool 
     setup_logging(settings.log_level)
     runtime = Runtime.from_settings(settings)
     install(runtime)
-    worker = Worker(
+    # Jobs are short and many: run them in this process (its caches stay warm)
+    # rather than in a fresh interpreter per job.
+    worker = SimpleWorker(
         [runtime.queue], connection=runtime.queue_redis, exception_handlers=[log_failure]
     )
     worker.work(burst=burst, with_scheduler=with_scheduler, logging_level=settings.log_level)
