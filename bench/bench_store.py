@@ -122,11 +122,11 @@ def bench_appends(
         r.delete(RAW_KEY)
 
 
-def bench_replay(r: redis.Redis, game_id: str, count: int, pairs: Pairs) -> None:
+def bench_replay(r: redis.Redis, store: EventStore, game_id: str, count: int, pairs: Pairs) -> None:
     """One whole game read, decoded and folded, against the same stream read bare."""
 
     def replay() -> None:
-        table.fold([s.event for s in EventStore(r).read(game_id)])
+        table.fold([s.event for s in store.read(game_id)])
 
     def bare() -> None:
         rows: Any = r.xrange(keys.events(game_id))
@@ -148,7 +148,7 @@ def bench_game(r: redis.Redis, game: str, n_games: int, rounds: int) -> Figures:
     replays = Pairs()
     for _ in range(rounds):
         for game_id, events in zip(ids, games, strict=True):
-            bench_replay(r, game_id, len(events), replays)
+            bench_replay(r, store, game_id, len(events), replays)
     memory = sum(r.memory_usage(keys.events(g), samples=0) or 0 for g in ids)
     r.delete(*(keys.events(g) for g in ids))
     return Figures(appends, replays, memory, count)

@@ -86,11 +86,18 @@ def decode_event(game: str, data: Mapping[str, Any], *, strict: bool = False) ->
 
 
 # -- the stream's form: (type, schema_version, fields as JSON bytes) -----------
+_PACKERS: dict[type[Event], tuple[str, int, TypeAdapter[Event]]] = {}
+
+
 def pack_event(event: Event) -> tuple[str, int, bytes]:
     """``(type, schema_version, stored fields)`` for a stream entry: the
     fields as compact JSON, deflated when that pays (:func:`compact`)."""
     cls = type(event)
-    return cls.type, schema_version(cls), compact(_adapter(cls).dump_json(event))
+    packer = _PACKERS.get(cls)
+    if packer is None:
+        packer = _PACKERS[cls] = (cls.type, schema_version(cls), _adapter(cls))
+    type_name, version, adapter = packer
+    return type_name, version, compact(adapter.dump_json(event))
 
 
 def unpack_event(game: str, type_name: str, version: int, data: bytes) -> Event:
