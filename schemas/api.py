@@ -1,0 +1,404 @@
+"""Bodies of the HTTP API: what clients send, what they get back.
+
+Request models are strict about shape (unknown fields, wrong types and
+missing values are refused with the field named) and leave every game rule
+to the engines: a body that parses here may still be an illegal move. Move
+bodies are the ones of ``shared/api.md``; each game has its own
+discriminated union on ``action`` (two games both have a ``play``), so a
+move is parsed once the game it is for is known, by :func:`parse_move`.
+
+Response models describe what the endpoints return; they are the source of
+the OpenAPI document, so their fields carry descriptions for people.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Annotated, Any, Final, Literal, Union, get_args
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SkipValidation,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+)
+
+GameName = Literal["hazari", "azi", "murlan"]
+Status = Literal["seating", "playing", "ended"]
+CLIENT_SEED_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"
+IDEMPOTENCY_KEY_MAX: Final = 128
+
+Card = Annotated[
+    str,
+    StringConstraints(min_length=2, max_length=3),
+    Field(
+        description="A card: rank then suit (`TD`, `AS`; input may say `10D`), or `BJ`/`RJ`.",
+        examples=["TD"],
+    ),
+]
+
+
+class BodyError(ValueError):
+    """A request body (or query) whose shape is wrong; ``field`` names where."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(message)
+
+
+# -- moves ---------------------------------------------------------------------
+class _Move(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class HazariArrange(_Move):
+    """Lay all 13 cards as four groups (3, 3, 3, 4 cards), strongest first."""
+
+    action: Literal["arrange"]
+    groups: Annotated[list[list[Card]], Field(min_length=4, max_length=4)]
+
+
+class MurlanPlay(_Move):
+    """Play a combination that beats the table (or lead one)."""
+
+    action: Literal["play"]
+    cards: Annotated[list[Card], Field(min_length=1, max_length=54)]
+
+
+class MurlanPass(_Move):
+    action: Literal["pass"]
+
+
+class MurlanGiveBack(_Move):
+    """The first finisher returns a card in the exchange."""
+
+    action: Literal["give_back"]
+    card: Card
+
+
+class AziBet(_Move):
+    """Bet or raise: ``amount`` is the new highest bid."""
+
+    action: Literal["bet"]
+    amount: Annotated[int, Field(ge=1, le=1_000_000_000)]
+
+
+class AziCall(_Move):
+    action: Literal["call"]
+
+
+class AziFold(_Move):
+    action: Literal["fold"]
+
+
+class AziDiscard(_Move):
+    """Discard one card (four-card deal only)."""
+
+    action: Literal["discard"]
+    card: Card
+
+
+class AziPlay(_Move):
+    action: Literal["play"]
+    card: Card
+
+
+class AziBuyIn(_Move):
+    """Join an Azi replay for half the pot."""
+
+    action: Literal["buy_in"]
+
+
+class AziDecline(_Move):
+    action: Literal["decline"]
+
+
+class AziLeave(_Move):
+    """Leave between hands with one's stack."""
+
+    action: Literal["leave"]
+
+
+HazariMove = Annotated[Union[HazariArrange], Field(discriminator="action")]  # noqa: UP007
+MurlanMove = Annotated[Union[MurlanPlay, MurlanPass, MurlanGiveBack], Field(discriminator="action")]  # noqa: UP007
+AziMove = Annotated[
+    Union[AziBet, AziCall, AziFold, AziDiscard, AziPlay, AziBuyIn, AziDecline, AziLeave],  # noqa: UP007
+    Field(discriminator="action"),
+]
+MOVES: Final[dict[str, Any]] = {"hazari": HazariMove, "murlan": MurlanMove, "azi": AziMove}
+AnyMove = Annotated[
+    Union[HazariMove, MurlanMove, AziMove],  # noqa: UP007
+    Field(description="A move body of the game being played (see the per-game unions)."),
+]
+
+
+def actions(game: str) -> list[str]:
+    """The ``action`` values ``game`` knows, in the order of its union."""
+    union = get_args(get_args(MOVES[game])[0]) or (get_args(MOVES[game])[0],)
+    return [get_args(m.model_fields["action"].annotation)[0] for m in union]
+
+
+@cache
+def _move_adapter(game: str) -> TypeAdapter[Any]:
+    return TypeAdapter(MOVES[game])
+
+
+def parse_move(game: str, raw: object) -> dict[str, Any]:
+    """``raw`` checked against the move bodies of ``game``, as a plain dict.
+
+    Raises :class:`BodyError` naming the first wrong field (``move.cards.0``).
+    """
+    try:
+        model: BaseModel = _move_adapter(game).validate_python(raw)
+    except ValidationError as exc:
+        raise body_error(exc, prefix="move", game=game) from None
+    return model.model_dump()
+
+
+def body_error(exc: ValidationError, prefix: str = "", game: str | None = None) -> BodyError:
+    """The first error of ``exc`` as a :class:`BodyError` naming its field."""
+    err = exc.errors(include_url=False)[0]
+    loc = [str(p) for p in err["loc"]]
+    if game is not None and loc and err["type"] not in ("union_tag_invalid", "union_tag_not_found"):
+        loc = loc[1:]  # the first element is the union's tag, not a field
+    if err["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        loc.append("action")
+    field = ".".join([prefix, *loc] if prefix else loc) or "body"
+    message = err["msg"]
+    if game is not None and err["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        which = "unknown" if err["type"] == "union_tag_invalid" else "missing"
+        message = f"{which} action for {game}: use one of {', '.join(actions(game))}"
+    return BodyError(field, f"{field}: {message}")
+
+
+# -- requests --------------------------------------------------------------------
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateGameRequest(_Request):
+    game: GameName = Field(description="Which game the table plays.")
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description=(
+            "Table options, checked by the game: hazari `target`; murlan `straight_beats`, "
+            "`exchange_min_rank`; azi `deck`, `cards`, `buy_in`, `ante`, `min_bet`, "
+            "`six_on_stage`, `azi_buy_in`; every game `turn_timeout_s`. An unknown option "
+            "or a value out of range is a 422 naming it."
+        ),
+    )
+    seats: Annotated[int, Field(strict=True)] | None = Field(
+        default=None, description="Number of seats: required for azi (2-6); hazari and murlan 4."
+    )
+
+
+class TakeSeatRequest(_Request):
+    name: Annotated[str, StringConstraints(min_length=1, max_length=40)] = Field(
+        description="The player's name at the table."
+    )
+    client_seed: Annotated[str, StringConstraints(pattern=CLIENT_SEED_PATTERN)] | None = Field(
+        default=None,
+        description="Your part of every shuffle (1-64 of A-Z a-z 0-9 _ -); drawn if absent.",
+    )
+    bot: Annotated[bool, Field(strict=True)] = Field(
+        default=False, description="Seat a bot: it plays by itself and gets no token."
+    )
+
+
+class MoveRequest(_Request):
+    move: SkipValidation[AnyMove]
+    expected_version: Annotated[int, Field(strict=True, ge=0)] | None = Field(
+        default=None,
+        description="The version your move was decided on; a 409 if the game moved on.",
+    )
+    idempotency_key: (
+        Annotated[str, StringConstraints(min_length=1, max_length=IDEMPOTENCY_KEY_MAX)] | None
+    ) = Field(
+        default=None,
+        description="Retry-safe key: the same request with the same key lands once.",
+    )
+
+
+class ListGamesQuery(_Request):
+    game: GameName | None = None
+    status: Status | None = None
+    limit: int = Field(default=20, ge=1, le=100)
+    cursor: Annotated[str, StringConstraints(max_length=200)] | None = None
+
+
+class EventsQuery(_Request):
+    after: int = Field(default=0, ge=0, le=10**12)
+    limit: int = Field(default=200, ge=1, le=1000)
+
+
+class StreamQuery(_Request):
+    after: int | None = Field(default=None, ge=0, le=10**12)
+
+
+# -- responses ---------------------------------------------------------------------
+class _Response(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Problem(_Response):
+    """An error (RFC 9457); extensions name what was wrong (`rule`, `option`, `field`)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    rule: str | None = None
+    option: str | None = None
+    field: str | None = None
+    current_version: int | None = None
+
+
+class GameCreated(_Response):
+    game_id: str
+    game: GameName
+    seats: int
+    options: dict[str, Any]
+    commitment: str = Field(description="sha256 of the server seed, revealed when the game ends.")
+    algorithm: str
+    status: Status
+    version: int
+
+
+class SeatGranted(_Response):
+    game_id: str
+    seat: int
+    name: str
+    bot: bool
+    client_seed: str
+    token: str | None = Field(
+        description="Bearer token of this seat, shown only here (null for a bot seat)."
+    )
+    version: int = Field(description="The game's version after the seat was taken.")
+
+
+class SeatInfo(_Response):
+    seat: int
+    name: str | None
+    client_seed: str | None
+    bot: bool
+
+
+class PlayerProgress(_Response):
+    seat: int
+    name: str | None
+    bot: bool
+    cards: int | None = Field(description="Cards in hand (public count).")
+    score: int | None = None
+    stack: int | None = None
+    to_act: bool
+
+
+class Progress(_Response):
+    """The table in a shape any client can draw without knowing the game."""
+
+    phase: str | None
+    hand_number: int | None
+    dealer: int | None
+    players: list[PlayerProgress]
+    pot: int | None = None
+    trick: list[dict[str, Any]] | None = None
+    table_cards: list[str] | None = None
+    trump: str | None = None
+    target: int | None = None
+
+
+class GameView(_Response):
+    game_id: str
+    game: GameName
+    status: Status
+    version: int
+    options: dict[str, Any]
+    commitment: str
+    server_seed: str | None
+    seats: list[SeatInfo]
+    to_act: list[int]
+    progress: Progress
+    table: dict[str, Any] = Field(description="The game's own view of the table.")
+    result: dict[str, Any]
+    seat: int | None = Field(default=None, description="Seat views only: whose view this is.")
+    hand: list[str] | None = Field(default=None, description="Seat views only: your cards.")
+    legal_moves: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="Seat views only: every legal move body now ([] if not your turn).",
+    )
+    legal_moves_complete: bool | None = Field(
+        default=None, description="False when legal_moves holds a suggestion (hazari's arrange)."
+    )
+
+
+class EventOut(_Response):
+    """One event as this viewer may see it: its place in the stream and its fields."""
+
+    version: int
+    type: str
+    schema_version: int
+    at_ms: int | None = None
+
+
+class MoveAccepted(_Response):
+    version: int = Field(description="The game's version after the move.")
+    first_version: int = Field(description="The version of the move's first event.")
+    events: list[EventOut]
+
+
+class EventsPage(_Response):
+    game_id: str
+    version: int = Field(description="The game's version now.")
+    events: list[EventOut]
+    next_after: int | None = Field(
+        description="Pass as `after` for the next page; null at the end."
+    )
+
+
+class GameSummary(_Response):
+    game_id: str
+    game: GameName
+    status: Status
+    created_at: int = Field(description="Milliseconds since the epoch.")
+
+
+class GamesPage(_Response):
+    items: list[GameSummary]
+    next_cursor: str | None
+
+
+class StreamLine(_Response):
+    """One line of the live NDJSON stream: `view` first, then `event`s, `keepalive`s, `end`."""
+
+    kind: Literal["view", "event", "keepalive", "end"]
+    version: int
+    view: GameView | None = None
+    event: EventOut | None = None
+
+
+class Replay(_Response):
+    format: Literal["cardroom-replay-v1"]
+    game_id: str
+    game: GameName
+    options: dict[str, Any]
+    seats: list[SeatInfo]
+    commitment: str
+    server_seed: str | None
+    deals: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+    result: dict[str, Any]
+
+
+class Verification(_Response):
+    game_id: str
+    verified: bool | None = Field(description="null until the seed is revealed.")
+    status: Status
+    commitment: str
+
+
+class Health(_Response):
+    status: Literal["ok"]
+    redis: Literal["ok"]

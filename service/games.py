@@ -1,0 +1,367 @@
+"""The application service: tables, seats, moves and system steps over the event store.
+
+Every command follows one shape: load the game (snapshot + tail), let the
+table fold and the engine decide, append the events with the version the
+decision was based on, then ask the workers to take it from there. The
+append is the only write that matters and it is atomic, so a rejected
+command changes nothing and two racing commands cannot both land.
+
+Secrets live outside the stream: the server seed in the store until the
+game reveals it, seat tokens only as their SHA-256. The HTTP layer calls
+:meth:`GameService.authenticate` and the seat-level commands; the workers
+call :meth:`GameService.advance` and :meth:`GameService.play_as`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Final
+
+from schemas.api import parse_move
+from schemas.codec import encode_event
+from service import keys
+from service.engines import game as table
+from service.engines.base import JSON, Event, Move
+from service.engines.shuffle import commitment, new_client_seed, new_server_seed
+from service.errors import GameNotFound, VersionConflict
+from service.load import DEFAULT_CACHE, load_game
+from service.runtime import Runtime
+from service.store import AppendResult, EventStore, StoredEvent
+
+log = logging.getLogger("cardroom.games")
+
+CONFLICT_RETRIES: Final = 5
+"""How often a command without an expected version is re-decided after losing a race."""
+MAX_STEPS: Final = 64
+"""System steps one :meth:`GameService.advance` call takes at most (a guard, never reached)."""
+TOKEN_BYTES: Final = 32
+
+
+class Unauthenticated(Exception):
+    """No seat token where one is required."""
+
+
+class Forbidden(Exception):
+    """A seat token that opens no seat of this game (unknown, or another game's)."""
+
+
+class IdempotencyKeyReused(ValueError):
+    """An idempotency key sent again with a different request."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(
+            f"idempotency_key was already used in game {game_id} for a different request; "
+            "use a new key for a new move"
+        )
+
+
+class MissingSecret(RuntimeError):
+    """A game whose server seed is gone: it can deal no more (an operator's problem)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatGrant:
+    seat: int
+    name: str
+    bot: bool
+    client_seed: str
+    token: str | None
+    """The seat's bearer token: only ever here, never stored (``None`` for a bot)."""
+    state: table.Game
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    body: JSON
+    """``{"version", "first_version", "events"}`` as the moving seat may see them."""
+    replayed: bool = False
+    """True when an idempotent retry was answered from the first attempt's record."""
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def event_json(version: int, event: Event, at_ms: int | None = None) -> JSON:
+    """An event as the API shows it: its version (and time), type, schema version, fields."""
+    out: JSON = {"version": version}
+    if at_ms is not None:
+        out["at_ms"] = at_ms
+    out.update(encode_event(event))
+    return out
+
+
+def _fingerprint(seat: int, move: object, expected_version: int | None) -> str:
+    """What makes two requests "the same" for an idempotency key."""
+    canonical = json.dumps(
+        {"seat": seat, "move": move, "expected_version": expected_version},
+        sort_keys=True,
+        separators=(",", ":"),
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class GameService:
+    """Commands and queries of cardroom's games; one per process, thread-safe."""
+
+    def __init__(self, runtime: Runtime, store: EventStore) -> None:
+        self.runtime = runtime
+        self.store = store
+
+    # -- queries -------------------------------------------------------------
+    def load(self, game_id: str) -> table.Game:
+        """The current state; :class:`GameNotFound` for an unknown (or malformed) id."""
+        if not keys.GAME_ID_RE.fullmatch(game_id):
+            raise GameNotFound(game_id)
+        return load_game(self.store, game_id)
+
+    def events(
+        self, game_id: str, after: int = 0, limit: int | None = None
+    ) -> tuple[table.Game, list[StoredEvent]]:
+        """The state and the stored events after ``after``, never past the state's version
+        (so redacting them against that state is consistent)."""
+        state = self.load(game_id)
+        span = max(state.version - after, 0)
+        if limit is not None:
+            span = min(span, limit)
+        stored = self.store.read(game_id, after, span) if span else []
+        return state, stored
+
+    def list_games(
+        self, game: str | None, status: str | None, limit: int, cursor: str | None
+    ) -> tuple[list[JSON], str | None]:
+        """A page of the games index, newest first, and the next page's cursor."""
+        items, next_cursor = self.store.list_games(game, status, limit, cursor)
+        return [asdict(item) for item in items], next_cursor
+
+    def authenticate(self, game_id: str, token: str | None, *, required: bool) -> int | None:
+        """The seat ``token`` opens in ``game_id``.
+
+        ``None`` when no token was sent and none is required. The token's hash
+        is compared with every seat's in constant time, so neither timing nor
+        the answer tells an unknown token from another game's.
+        """
+        if token is None:
+            if required:
+                raise Unauthenticated()
+            return None
+        digest = hash_token(token).encode()
+        seat: int | None = None
+        stored: Mapping[Any, Any] = self.store.redis.hgetall(keys.tokens(game_id))
+        for token_hash, raw_seat in stored.items():
+            if hmac.compare_digest(token_hash, digest):
+                seat = int(raw_seat)
+        if seat is None:
+            if not stored:
+                self.load(game_id)  # an unknown game is a 404, not a 403
+            raise Forbidden()
+        return seat
+
+    # -- commands --------------------------------------------------------------
+    def create_game(
+        self, game: str, options: Mapping[str, Any] | None = None, seats: int | None = None
+    ) -> table.Game:
+        """A new table, seating; its seed is drawn and kept, its commitment published."""
+        seed = new_server_seed()
+        while True:
+            game_id = secrets.token_urlsafe(12)
+            events = table.create(game_id, game, options, seats, commitment(seed))
+            self.store.put_secret(game_id, seed)
+            try:
+                self.store.append(game_id, events, 0)
+            except VersionConflict:  # 96 random bits collided: draw another id
+                continue
+            break
+        self.store.index_game(game_id, game, "seating", int(time.time() * 1000))
+        state = table.fold(events)
+        self._after_append(None, state)
+        return state
+
+    def take_seat(
+        self, game_id: str, name: str, client_seed: str | None = None, bot: bool = False
+    ) -> SeatGrant:
+        """The next free seat. When it is the last one, the first deal follows at once."""
+        seed = client_seed if client_seed is not None else new_client_seed()
+
+        def decide(state: table.Game) -> list[Event]:
+            return table.take_seat(state, name, seed, bot)
+
+        state, events, _ = self._commit(game_id, decide, None)
+        taken = events[0]
+        assert isinstance(taken, table.SeatTaken)
+        token = None if bot else secrets.token_urlsafe(TOKEN_BYTES)
+        if token is not None:
+            self.store.put_token(game_id, taken.seat, hash_token(token))
+        if state.seated:
+            self.advance(game_id)
+        return SeatGrant(taken.seat, taken.name, taken.bot, taken.client_seed, token, state)
+
+    def submit_move(
+        self,
+        game_id: str,
+        seat: int,
+        move: object,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MoveResult:
+        """A seat's move: shape-checked, decided by the engine, appended atomically.
+
+        With ``expected_version`` a game that moved on is a :class:`VersionConflict`;
+        without, a lost race is re-decided on the new state a few times. A
+        repeated ``idempotency_key`` answers with the first attempt's body.
+        """
+        fingerprint = _fingerprint(seat, move, expected_version)
+        if idempotency_key is not None:
+            earlier = self.store.idempotent_result(game_id, idempotency_key)
+            if earlier is not None:
+                return self._replay(game_id, earlier, fingerprint)
+        parsed: list[dict[str, Any]] = []
+
+        def decide(state: table.Game) -> list[Event]:
+            if not parsed:
+                parsed.append(parse_move(state.game, move))
+            return table.decide(state, seat, parsed[0])
+
+        return self._move(game_id, seat, decide, expected_version, idempotency_key, fingerprint)
+
+    def play_as(
+        self,
+        game_id: str,
+        seat: int,
+        move: Move,
+        expected_version: int | None,
+        timed_out: bool = False,
+    ) -> MoveResult:
+        """A move made for ``seat`` without its token (bots, turn timeouts).
+
+        With ``timed_out`` the events start with :class:`TurnTimedOut`, so the
+        record says the seat did not choose this move.
+        """
+
+        def decide(state: table.Game) -> list[Event]:
+            events = table.decide(state, seat, move)
+            if timed_out:
+                waited = state.turn_timeout_s or 0.0
+                return [table.TurnTimedOut(seat, waited), *events]
+            return events
+
+        return self._move(game_id, seat, decide, expected_version, None, None)
+
+    def advance(self, game_id: str) -> int:
+        """Take every system step due now (deals, settlements, the reveal); returns
+        how many were appended. Each step is appended at the version it was
+        computed from, so a racing duplicate call appends nothing twice."""
+        taken = 0
+        for _ in range(MAX_STEPS):
+            state = self.load(game_id)
+            if table.pending(state) is None:
+                break
+            seed = self.store.get_secret(game_id)
+            if seed is None:
+                raise MissingSecret(f"game {game_id} has no server seed; it cannot deal")
+            events = table.advance(state, seed)
+            if not events:
+                break
+            try:
+                self._append(state, events)
+            except VersionConflict:
+                continue  # someone else took this step; look again
+            taken += 1
+        return taken
+
+    # -- the write path -----------------------------------------------------------
+    def _move(
+        self,
+        game_id: str,
+        seat: int,
+        decide: Callable[[table.Game], list[Event]],
+        expected_version: int | None,
+        idempotency_key: str | None,
+        fingerprint: str | None,
+    ) -> MoveResult:
+        def respond(new_state: table.Game, events: Sequence[Event]) -> str:
+            first = new_state.version - len(events) + 1
+            body = {
+                "version": new_state.version,
+                "first_version": first,
+                "events": [
+                    event_json(first + i, table.redact(new_state, e, seat))
+                    for i, e in enumerate(events)
+                ],
+            }
+            return json.dumps({"fp": fingerprint, "body": body}, separators=(",", ":"))
+
+        _, _, result = self._commit(game_id, decide, expected_version, idempotency_key, respond)
+        if result.duplicate:
+            return self._replay(game_id, result, fingerprint)
+        assert result.response is not None
+        return MoveResult(json.loads(result.response)["body"])
+
+    def _commit(
+        self,
+        game_id: str,
+        decide: Callable[[table.Game], list[Event]],
+        expected_version: int | None,
+        idempotency_key: str | None = None,
+        respond: Callable[[table.Game, Sequence[Event]], str] | None = None,
+    ) -> tuple[table.Game, list[Event], AppendResult]:
+        """Decide on the current state and append; re-decide after a lost race
+        unless the caller pinned ``expected_version``."""
+        attempts = 1 if expected_version is not None else CONFLICT_RETRIES
+        for attempt in range(attempts):
+            state = self.load(game_id)
+            if expected_version is not None and state.version != expected_version:
+                raise VersionConflict(game_id, expected_version, state.version)
+            events = decide(state)
+            try:
+                new_state, result = self._append(state, events, idempotency_key, respond)
+            except VersionConflict:
+                if attempt + 1 == attempts:
+                    raise
+                continue
+            return new_state, events, result
+        raise AssertionError("unreachable")
+
+    def _append(
+        self,
+        state: table.Game,
+        events: list[Event],
+        idempotency_key: str | None = None,
+        respond: Callable[[table.Game, Sequence[Event]], str] | None = None,
+    ) -> tuple[table.Game, AppendResult]:
+        """Append ``events`` at ``state``'s version. ``respond`` renders the
+        answer, kept with the idempotency key so a retry gets the same one."""
+        new_state = table.fold(events, state)
+        response = respond(new_state, events) if respond is not None else None
+        kept = response if idempotency_key is not None else None
+        result = self.store.append(state.game_id, events, state.version, idempotency_key, kept)
+        if result.duplicate:
+            return new_state, result
+        self._after_append(state, new_state)
+        return new_state, AppendResult(result.first_version, result.last_version, False, response)
+
+    def _after_append(self, old: table.Game | None, new: table.Game) -> None:
+        """Bookkeeping after a successful append: the cached state, the index, the workers."""
+        DEFAULT_CACHE.put(new)
+        if old is not None and old.status != new.status:
+            self.store.set_status(new.game_id, new.status)
+        try:
+            self.runtime.enqueue_followup(new.game_id, new.version)
+        except Exception:  # the move stands; the workers' reconciliation finds the game
+            log.exception("could not enqueue the follow-up of game %s", new.game_id)
+
+    def _replay(self, game_id: str, earlier: AppendResult, fingerprint: str | None) -> MoveResult:
+        """The answer to a retried idempotent request: the first attempt's, or a
+        422 when the key came back with a different request."""
+        record = json.loads(earlier.response) if earlier.response else None
+        if record is None or record.get("fp") != fingerprint:
+            raise IdempotencyKeyReused(game_id)
+        return MoveResult(record["body"], replayed=True)
