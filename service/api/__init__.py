@@ -1,0 +1,59 @@
+"""The HTTP API: ``create_app`` builds the Flask application.
+
+One blueprint per resource, views that only parse, call the service and
+return a model, and one error handler (``errors.py``) that turns every
+failure into ``application/problem+json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response
+
+from service.config import Settings, load_settings
+from service.games import GameService
+from service.runtime import Runtime
+from service.store import EventStore
+
+from . import errors, events, floor, games, meta, moves, replays, seats
+from .limits import init_cors, init_limiter
+
+
+def create_app(
+    settings: Settings | None = None,
+    runtime: Runtime | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> Flask:
+    """The application. ``config`` overrides Flask settings, e.g. ``RATELIMIT_ENABLED``
+    (off in tests) or ``BENCH_FLOOR`` (the benchmark's bare endpoint, off by default)."""
+    settings = settings or load_settings()
+    runtime = runtime or Runtime.from_settings(settings)
+    app = Flask(__name__)
+    app.config.update(
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        RATELIMIT_ENABLED=True,
+        BENCH_FLOOR=bool(getattr(settings, "bench_floor", False)),
+    )
+    app.config.update(config or {})
+    store = EventStore(runtime.redis, idempotency_ttl_s=settings.idempotency_ttl_s)
+    app.extensions["cardroom"] = GameService(runtime, store)
+
+    errors.register(app)
+    limiter = init_limiter(app, settings)
+    init_cors(app, settings)
+    for blueprint in (games.bp, seats.bp, moves.bp, events.bp, replays.bp, meta.bp):
+        app.register_blueprint(blueprint)
+    if app.config["BENCH_FLOOR"]:
+        app.register_blueprint(floor.bp)
+    limiter.exempt(meta.healthz)
+
+    @app.after_request
+    def no_store(response: Response) -> Response:
+        """Views change with every move and may hold a seat's hand: never cache them."""
+        response.headers.setdefault("Cache-Control", "no-store")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return response
+
+    return app

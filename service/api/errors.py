@@ -1,0 +1,165 @@
+"""The one error handler: every failure becomes ``application/problem+json``.
+
+Engines, the store and the service raise narrow errors that say what went
+wrong; this module alone decides their HTTP status and writes the problem
+document (RFC 9457: ``type``, ``title``, ``status``, ``detail`` plus an
+extension naming the ``rule``, ``option`` or ``field`` at fault). Anything
+it does not recognise is a bug: it is logged with its traceback and the
+client gets a generic 500 that reveals nothing of the internals.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Final
+
+from flask import Flask, Response, current_app
+from flask_limiter import Limiter, RateLimitExceeded
+from pydantic import ValidationError
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
+
+from schemas.api import BodyError, body_error
+from service.engines.base import OptionError, RuleError
+from service.engines.cards import CardError
+from service.engines.game import TableError
+from service.engines.shuffle import SeedError
+from service.errors import BadGameId, GameNotFound, VersionConflict
+from service.games import Forbidden, IdempotencyKeyReused, Unauthenticated
+from service.index import BadCursor
+
+log = logging.getLogger("cardroom.api")
+
+PROBLEM: Final = "application/problem+json"
+TYPE_BASE: Final = "https://cardroom.dev/problems/"
+TABLE_CONFLICTS: Final = frozenset({"table_full", "game_over"})
+"""Table refusals that are about the table's state (409), not the request (422)."""
+
+
+class ApiError(Exception):
+    """An error the HTTP layer itself raises (bad JSON, wrong media type…)."""
+
+    def __init__(self, status: int, slug: str, title: str, detail: str, **extra: Any) -> None:
+        self.status = status
+        self.slug = slug
+        self.title = title
+        self.detail = detail
+        self.extra = extra
+        super().__init__(detail)
+
+
+def problem(
+    status: int,
+    slug: str,
+    title: str,
+    detail: str,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> Response:
+    body = {"type": TYPE_BASE + slug, "title": title, "status": status, "detail": detail}
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return Response(json.dumps(body), status=status, mimetype=PROBLEM, headers=headers)
+
+
+def handle(exc: Exception) -> Response:
+    """Turn ``exc`` into its problem response (registered for every exception)."""
+    if isinstance(exc, ApiError):
+        return problem(exc.status, exc.slug, exc.title, exc.detail, **exc.extra)
+    if isinstance(exc, RateLimitExceeded):
+        return problem(
+            429,
+            "rate-limited",
+            "Too many requests",
+            f"rate limit {exc.description} exceeded; retry after the Retry-After seconds",
+            headers={"Retry-After": str(_retry_after())},
+        )
+    if isinstance(exc, HTTPException):
+        return _http(exc)
+    if isinstance(exc, ValidationError):
+        exc = body_error(exc)
+    if isinstance(exc, BodyError):
+        return problem(422, "invalid-body", "Invalid request", str(exc), field=exc.field)
+    if isinstance(exc, Unauthenticated):
+        return problem(
+            401,
+            "unauthenticated",
+            "Seat token required",
+            "send the seat token you got when taking the seat as 'Authorization: Bearer <token>'",
+            headers={"WWW-Authenticate": 'Bearer realm="cardroom"'},
+        )
+    if isinstance(exc, Forbidden):
+        return problem(
+            403, "forbidden", "Token not accepted", "this token opens no seat of this game"
+        )
+    if isinstance(exc, GameNotFound | BadGameId):
+        return problem(404, "game-not-found", "No such game", f"no game {exc.game_id!r}")
+    if isinstance(exc, VersionConflict):
+        return problem(
+            409,
+            "stale-version",
+            "The game moved on",
+            f"expected version {exc.expected} but the game is at version {exc.actual}; "
+            "reload the game and decide again",
+            current_version=exc.actual,
+        )
+    if isinstance(exc, TableError) and exc.rule in TABLE_CONFLICTS:
+        return problem(
+            409, exc.rule.replace("_", "-"), "Refused by the table", str(exc), rule=exc.rule
+        )
+    if isinstance(exc, RuleError):
+        return problem(422, "illegal-move", "Illegal move", str(exc), rule=exc.rule)
+    if isinstance(exc, OptionError):
+        return problem(422, "bad-option", "Bad table option", str(exc), option=exc.option)
+    if isinstance(exc, SeedError):
+        return problem(422, "bad-client-seed", "Bad client seed", str(exc), field="client_seed")
+    if isinstance(exc, CardError):
+        return problem(422, "illegal-move", "Illegal move", str(exc), rule="bad_card")
+    if isinstance(exc, IdempotencyKeyReused):
+        return problem(
+            422,
+            "idempotency-key-reused",
+            "Idempotency key reused",
+            str(exc),
+            field="idempotency_key",
+        )
+    if isinstance(exc, BadCursor):
+        return problem(422, "invalid-body", "Invalid request", str(exc), field="cursor")
+    log.error("unhandled %s", type(exc).__name__, exc_info=exc)
+    return problem(
+        500,
+        "internal",
+        "Internal error",
+        "the server failed to handle this request; it has been logged",
+    )
+
+
+def _http(exc: HTTPException) -> Response:
+    status = exc.code or 500
+    if status >= 500:
+        log.error("HTTP %s", status, exc_info=exc)
+        return problem(status, "internal", "Internal error", "the server failed this request")
+    headers: dict[str, str] = {}
+    if isinstance(exc, MethodNotAllowed) and exc.valid_methods:
+        headers["Allow"] = ", ".join(sorted(exc.valid_methods))
+    details = {
+        404: "no such resource; see /docs for the endpoints",
+        405: "this method is not allowed here",
+        413: f"the body is larger than {current_app.config.get('MAX_CONTENT_LENGTH')} bytes",
+    }
+    detail = details.get(status) or (exc.description or exc.name)
+    slug = exc.name.lower().replace(" ", "-")
+    return problem(status, slug, exc.name, detail, headers=headers or None)
+
+
+def _retry_after() -> int:
+    limiter: Limiter | None = current_app.extensions.get("cardroom_limiter")
+    current = limiter.current_limit if limiter is not None else None
+    if current is None:
+        return 1
+    import time
+
+    return max(1, int(current.reset_at - time.time()))
+
+
+def register(app: Flask) -> None:
+    app.register_error_handler(Exception, handle)

@@ -1,0 +1,91 @@
+"""What every view needs: the service, the parsed body, the bearer token, a JSON answer.
+
+Kept apart from the blueprints so each view stays three lines: parse, call, return.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from flask import Response, current_app, g, request
+from pydantic import BaseModel
+
+from service.games import GameService, hash_token
+
+from .errors import ApiError
+
+M = TypeVar("M", bound=BaseModel)
+JSON_TYPES = ("application/json",)
+
+
+def service() -> GameService:
+    svc: GameService = current_app.extensions["cardroom"]
+    return svc
+
+
+def body(model: type[M]) -> M:
+    """The request's JSON body validated as ``model`` (415, 400, 422 otherwise)."""
+    mimetype = request.mimetype
+    if mimetype not in JSON_TYPES and not mimetype.endswith("+json"):
+        raise ApiError(
+            415,
+            "unsupported-media-type",
+            "Unsupported media type",
+            f"send the body as application/json, not {mimetype or 'no Content-Type'}",
+        )
+    raw = request.get_data(cache=True)
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ApiError(
+            400, "malformed-json", "Malformed JSON", f"the body is not JSON: {exc}"
+        ) from None
+    return model.model_validate(data)
+
+
+def query(model: type[M]) -> M:
+    return model.model_validate(request.args.to_dict())
+
+
+def bearer_token() -> str | None:
+    """The token of ``Authorization: Bearer <token>``; ``None`` when absent.
+
+    A malformed header is refused rather than ignored, so a client never
+    silently gets the public view it did not ask for.
+    """
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > 256:
+        raise ApiError(
+            401,
+            "unauthenticated",
+            "Seat token required",
+            "the Authorization header must be 'Bearer <token>'",
+        )
+    return token
+
+
+def rate_key_token() -> str:
+    """The rate-limit bucket of the request's seat token (a hash, never the token)."""
+    cached: str | None = g.get("rate_token")
+    if cached is None:
+        header = request.headers.get("Authorization", "")
+        token = header.partition(" ")[2].strip()
+        cached = hash_token(token)[:32] if token else ""
+        g.rate_token = cached
+    return cached
+
+
+def reply(model: BaseModel | dict[str, Any], status: int = 200, **headers: str) -> Response:
+    """A JSON response from a response model (or an already JSON-ready dict)."""
+    if isinstance(model, BaseModel):
+        text = model.model_dump_json(exclude_unset=True)
+    else:
+        text = json.dumps(model, separators=(",", ":"))
+    response = Response(text, status=status, mimetype="application/json")
+    response.headers.update(headers)
+    return response

@@ -1,0 +1,22 @@
+"""``/games/{id}/moves``: a seat's move, checked by the engine and appended atomically."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from schemas.api import MoveRequest
+
+from .http import bearer_token, body, reply, service
+
+bp = Blueprint("moves", __name__)
+
+
+@bp.post("/games/<game_id>/moves")
+def submit_move(game_id: str) -> Response:
+    svc = service()
+    seat = svc.authenticate(game_id, bearer_token(), required=True)
+    assert seat is not None
+    req = body(MoveRequest)
+    result = svc.submit_move(game_id, seat, req.move, req.expected_version, req.idempotency_key)
+    headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+    return reply(result.body, 201, **headers)

@@ -1,0 +1,279 @@
+"""The OpenAPI 3.1 document, generated from the pydantic models of ``schemas.api``.
+
+Schemas come from the models themselves; the operations are listed once,
+below, with every status each one really answers (a test drives the app with
+schemathesis against this document and fails on any undocumented status or
+body that breaks its schema).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from schemas import api
+
+REF: Final = "#/components/schemas/{model}"
+PROBLEM_TYPE: Final = "application/problem+json"
+GAME_ID_PARAM: Final = {
+    "name": "game_id",
+    "in": "path",
+    "required": True,
+    "description": "The game's id, as returned by POST /games.",
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+}
+ERRORS: Final = {
+    400: "The body is not valid JSON.",
+    401: "A seat token is required (or the Authorization header is malformed).",
+    403: "The token opens no seat of this game.",
+    404: "No such game.",
+    409: "The game moved on (`current_version` says where it is) or the table refuses.",
+    413: "The body is too large.",
+    415: "The body is not application/json.",
+    422: "The body is wrong (`field`), the move illegal (`rule`) or an option bad (`option`).",
+    429: "Too many requests: wait `Retry-After` seconds.",
+    503: "Redis does not answer.",
+}
+
+Mode = Literal["validation", "serialization"]
+
+
+@dataclass(frozen=True)
+class Op:
+    method: str
+    path: str
+    summary: str
+    description: str
+    tag: str
+    ok: int
+    response: type[BaseModel] | None
+    errors: tuple[int, ...]
+    request: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    auth: Literal["none", "optional", "required"] = "none"
+    extra_content: dict[str, Any] = field(default_factory=dict)
+
+
+OPS: Final = (
+    Op(
+        "post",
+        "/games",
+        "Open a table",
+        "Creates a game; its first event carries the commitment to the server seed.",
+        "games",
+        201,
+        api.GameCreated,
+        (400, 413, 415, 422, 429),
+        request=api.CreateGameRequest,
+    ),
+    Op(
+        "get",
+        "/games",
+        "List games",
+        "Newest first, paged with `cursor`; filter by game and status.",
+        "games",
+        200,
+        api.GamesPage,
+        (422, 429),
+        query=api.ListGamesQuery,
+    ),
+    Op(
+        "get",
+        "/games/{game_id}",
+        "Look at a game",
+        "The public view; with a seat token the seat's view with `hand`, `legal_moves`.",
+        "games",
+        200,
+        api.GameView,
+        (401, 403, 404, 429),
+        auth="optional",
+    ),
+    Op(
+        "post",
+        "/games/{game_id}/seats",
+        "Take a seat",
+        "The seat's token is in this answer only. Taking the last seat deals the first hand.",
+        "seats",
+        201,
+        api.SeatGranted,
+        (400, 404, 409, 413, 415, 422, 429),
+        request=api.TakeSeatRequest,
+    ),
+    Op(
+        "post",
+        "/games/{game_id}/moves",
+        "Make a move",
+        "Checked by the engine and appended atomically; a rejected move changes nothing.",
+        "moves",
+        201,
+        api.MoveAccepted,
+        (400, 401, 403, 404, 409, 413, 415, 422, 429),
+        request=api.MoveRequest,
+        auth="required",
+    ),
+    Op(
+        "get",
+        "/games/{game_id}/events",
+        "Read the events",
+        "The events this viewer may see, paged by version. With `Accept: application/x-ndjson` "
+        "a live stream of `StreamLine`s (use `after` to resume).",
+        "events",
+        200,
+        api.EventsPage,
+        (401, 403, 404, 422, 429),
+        query=api.EventsQuery,
+        auth="optional",
+    ),
+    Op(
+        "get",
+        "/games/{game_id}/replay",
+        "The replay document",
+        "`cardroom-replay-v1`: complete once the game has ended, redacted for the viewer before.",
+        "replays",
+        200,
+        api.Replay,
+        (401, 403, 404, 429),
+        auth="optional",
+    ),
+    Op(
+        "get",
+        "/games/{game_id}/verify",
+        "Verify the shuffle",
+        "Re-derives every deal from the commitment and seeds once the seed is revealed.",
+        "replays",
+        200,
+        api.Verification,
+        (404, 429),
+    ),
+    Op(
+        "get",
+        "/healthz",
+        "Health",
+        "Answers 200 when Redis answers.",
+        "meta",
+        200,
+        api.Health,
+        (503,),
+    ),
+)
+
+
+@cache
+def _components() -> dict[str, Any]:
+    models: list[tuple[type[BaseModel], Mode]] = [(api.Problem, "serialization")]
+    for op in OPS:
+        if op.request is not None:
+            models.append((op.request, "validation"))
+        if op.response is not None:
+            models.append((op.response, "serialization"))
+    models.append((api.StreamLine, "serialization"))
+    _, schema = models_json_schema(models, ref_template=REF)
+    defs: dict[str, Any] = schema.get("$defs", {})
+    return defs
+
+
+def _content(model: type[BaseModel], media: str = "application/json") -> dict[str, Any]:
+    return {media: {"schema": {"$ref": REF.format(model=model.__name__)}}}
+
+
+def _params(op: Op) -> list[dict[str, Any]]:
+    params: list[dict[str, Any]] = []
+    if "{game_id}" in op.path:
+        params.append(GAME_ID_PARAM)
+    if op.query is not None:
+        props = op.query.model_json_schema()["properties"]
+        for name, prop in props.items():
+            prop = {k: v for k, v in prop.items() if k != "title"}
+            params.append({"name": name, "in": "query", "required": False, "schema": prop})
+    return params
+
+
+def _operation(op: Op) -> dict[str, Any]:
+    ok: dict[str, Any] = {"description": "OK"}
+    if op.response is not None:
+        ok["content"] = _content(op.response)
+    if op.path.endswith("/events"):
+        ok["content"]["application/x-ndjson"] = {"schema": {"$ref": REF.format(model="StreamLine")}}
+    responses: dict[str, Any] = {str(op.ok): ok}
+    for status in op.errors:
+        responses[str(status)] = {
+            "description": ERRORS[status],
+            "content": _content(api.Problem, PROBLEM_TYPE),
+        }
+        if status == 429:
+            responses["429"]["headers"] = {
+                "Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}
+            }
+    out: dict[str, Any] = {
+        "operationId": op.method
+        + "_"
+        + re.sub(r"[^a-z_]+", "", op.path.replace("/", "_")).strip("_"),
+        "summary": op.summary,
+        "description": op.description,
+        "tags": [op.tag],
+        "parameters": _params(op),
+        "responses": responses,
+    }
+    if op.request is not None:
+        out["requestBody"] = {"required": True, "content": _content(op.request)}
+    if op.auth == "required":
+        out["security"] = [{"seatToken": []}]
+    elif op.auth == "optional":
+        out["security"] = [{}, {"seatToken": []}]
+    else:
+        out["security"] = []
+    return out
+
+
+@cache
+def spec() -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    for op in OPS:
+        paths.setdefault(op.path, {})[op.method] = _operation(op)
+    paths["/openapi.json"] = {
+        "get": {
+            "operationId": "get_openapi",
+            "summary": "This document",
+            "tags": ["meta"],
+            "security": [],
+            "responses": {
+                "200": {"description": "OpenAPI 3.1", "content": {"application/json": {}}}
+            },
+        }
+    }
+    paths["/docs"] = {
+        "get": {
+            "operationId": "get_docs",
+            "summary": "This document as a page for people",
+            "tags": ["meta"],
+            "security": [],
+            "responses": {"200": {"description": "HTML", "content": {"text/html": {}}}},
+        }
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "cardroom",
+            "version": "1",
+            "description": (
+                "Hazari Lite, Azi and Murlan at remote tables: every move an event, every "
+                "shuffle verifiable. Errors are application/problem+json."
+            ),
+        },
+        "paths": paths,
+        "components": {
+            "schemas": _components(),
+            "securitySchemes": {
+                "seatToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "The token POST /games/{game_id}/seats returned for your seat.",
+                }
+            },
+        },
+    }

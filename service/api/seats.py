@@ -1,0 +1,27 @@
+"""``/games/{id}/seats``: take a seat (the last one starts the game)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from schemas.api import SeatGranted, TakeSeatRequest
+
+from .http import body, reply, service
+
+bp = Blueprint("seats", __name__)
+
+
+@bp.post("/games/<game_id>/seats")
+def take_seat(game_id: str) -> Response:
+    req = body(TakeSeatRequest)
+    grant = service().take_seat(game_id, req.name, req.client_seed, req.bot)
+    granted = SeatGranted(
+        game_id=game_id,
+        seat=grant.seat,
+        name=grant.name,
+        bot=grant.bot,
+        client_seed=grant.client_seed,
+        token=grant.token,
+        version=grant.state.version,
+    )
+    return reply(granted, 201)
