@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a cardroom-replay-v1 JSON file ('-' for stdin)")
     p.set_defaults(func=cmd_verify)
 
+    p = sub.add_parser("schema", help="print the JSON Schema of the replay document")
+    p.set_defaults(func=cmd_schema)
+
     p = sub.add_parser("export", help="write a game as a replay document or JSON Lines")
     p.add_argument("game_id")
     p.add_argument("--format", choices=("replay", "jsonl"), default="replay")
@@ -190,6 +193,13 @@ def _replay_from_store(game_id: str) -> Any:
     store = _store()
     state = load_game(store, game_id)
     return build_replay(state, store.read(game_id), None)
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from schemas.replay import replay_json_schema
+
+    print(json.dumps(replay_json_schema(), indent=2, sort_keys=True))
+    return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
