@@ -5,8 +5,11 @@ each card's chance to take a trick is judged from the cards still unseen
 (higher cards of its suit, and for side suits the danger of being trumped),
 and the chance of two successes out of three follows from those. Bidding
 weighs that chance against the pot odds and the number of opponents still
-in; the lead is worth a little extra. In play the bot wins a trick as
-cheaply as it safely can and throws its weakest card otherwise.
+in; the lead is worth a little extra and an early position (many players
+still to speak) asks for a better hand. Strong hands bet big: twice the pot,
+or everything with the strongest. In play the bot wins a trick as cheaply as
+it safely can and throws its weakest card otherwise. It joins an Azi replay
+when the price is small next to its stack.
 """
 
 from __future__ import annotations
@@ -86,32 +89,50 @@ def strength(state: AziState, seat: int) -> float:
 
 
 # -- bidding ---------------------------------------------------------------------
+OPEN_MARGIN = 1.15
+"""Open only with a hand this much better than an even share of the pot…"""
+OPEN_MARGIN_PER_PLAYER_BEHIND = 0.1
+"""…and more per opponent still to speak after us (early position is riskier)."""
+LEAD_BONUS = 1.1
+"""Leading the first trick (as the bid leader) is worth about this factor."""
+RAISE_AT = 0.5
+RAISE_MARGIN = 1.6
+CALL_MARGIN = 1.1
+
+
 def _bid(state: AziState, seat: int) -> JSON:
-    opponents = len(state.players_in_play()) - 1
+    in_play = state.players_in_play()
+    opponents = len(in_play) - 1
     fair = 1.0 / (opponents + 1)
     s = strength(state, seat)
     if state.leader is None or state.leader == seat:
-        s = min(1.0, s * 1.1)  # leading the first trick is worth something
+        s = min(1.0, s * LEAD_BONUS)
     low = state.highest + state.options.min_bet
     high = state.bids[seat] + state.stacks[seat]
     can_bet = state.actions[seat] < MAX_ACTIONS - 1 and high >= low
     pot = state.pot
     if state.highest == 0:
-        if can_bet and s >= fair * 1.15:
+        behind = sum(
+            1 for o in in_play if o != seat and state.stacks[o] > 0 and state.actions[o] == 0
+        )
+        if can_bet and s >= fair * (OPEN_MARGIN + OPEN_MARGIN_PER_PLAYER_BEHIND * behind):
             return {"action": "bet", "amount": _bet_size(s, low, high, pot)}
         return {"action": "fold"}
     owed = min(state.highest - state.bids[seat], state.stacks[seat])
-    if can_bet and s >= max(0.6, fair * 2.0):
+    if can_bet and s >= max(RAISE_AT, fair * RAISE_MARGIN):
         return {"action": "bet", "amount": _bet_size(s, low, high, pot)}
-    if s * (pot + owed) > owed * 1.1:
+    if s * (pot + owed) > owed * CALL_MARGIN:
         return {"action": "call"}
     return {"action": "fold"}
 
 
 def _bet_size(s: float, low: int, high: int, pot: int) -> int:
-    """Small with fair hands, pot-sized with strong ones."""
-    if s >= 0.7:
-        return max(low, min(high, pot + low))
+    """The smallest bid with fair hands, twice the pot with strong ones, all
+    in with the strongest."""
+    if s >= 0.8:
+        return high
+    if s >= 0.6:
+        return max(low, min(high, 2 * pot + low))
     return low
 
 
@@ -156,6 +177,10 @@ def _lead(state: AziState, seat: int, cards: Sequence[str], unseen: Sequence[str
     return weakest_card(state, seat, cards)
 
 
+AZI_STACK_SHARE = 5
+"""Buy into an Azi only when the price is at most a fifth of the stack."""
+
+
 # -- the move ------------------------------------------------------------------------
 def choose_move(state: AziState, seat: int) -> JSON:
     """The bot's move for ``seat`` (a legal body; never ``leave``)."""
@@ -166,5 +191,9 @@ def choose_move(state: AziState, seat: int) -> JSON:
     if state.phase == PLAYING and state.turn == seat:
         return _play(state, seat)
     if state.phase == AZI_BUY_IN and state.turn == seat:
+        # Joining costs half the pot to play for one and a half pots against
+        # players it expects to outplay; it stays out when that is a big bite.
+        if state.azi_price * AZI_STACK_SHARE <= state.stacks[seat]:
+            return {"action": "buy_in"}
         return {"action": "decline"}
     raise RuleError("not_your_turn", f"seat {seat} has no move to make in phase {state.phase}")
