@@ -39,7 +39,7 @@ class ThreadWorker(SimpleWorker):
 def enqueue_due_scheduled(runtime: Runtime) -> int:
     """Move scheduled jobs whose time has come onto the queue."""
     queue = runtime.queue
-    registry = ScheduledJobRegistry(queue=queue)
+    registry = ScheduledJobRegistry(queue=queue)  # type: ignore[no-untyped-call]
     due = registry.get_jobs_to_schedule(int(time.time()))
     moved = 0
     for job_id in due:

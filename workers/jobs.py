@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from typing import Any
+from typing import Any, cast
 
 from service import keys
 from service.engines import game as table
@@ -90,7 +90,7 @@ def project(game_id: str) -> table.Game:
     if cleared:
         pipe.hdel(keys.meta(game_id), *sorted(cleared))
     if turn_marks:
-        pipe.hset(keys.meta(game_id), mapping=turn_marks)
+        pipe.hset(keys.meta(game_id), mapping=cast(Any, turn_marks))
     for field, amount in ledger.items():
         pipe.hsetnx(keys.ledger(game_id), field, amount)
     pipe.execute()
@@ -121,8 +121,19 @@ def _ledger_entries(stored: StoredEvent) -> dict[str, int]:
 
 
 def ledger_entries(game_id: str) -> dict[str, int]:
-    raw = context().store.redis.hgetall(keys.ledger(game_id))
+    raw = cast(dict[bytes, bytes], context().store.redis.hgetall(keys.ledger(game_id)))
     return {k.decode(): int(v) for k, v in raw.items()}
+
+
+def turn_starts(game_id: str) -> dict[int, int]:
+    """When each seat's current turn began (ms), as the projection recorded it."""
+    raw = cast(dict[bytes, bytes], context().store.redis.hgetall(keys.meta(game_id)))
+    prefix = TURN_FIELD.encode()
+    return {
+        int(k[len(prefix) :]): int(v.decode().partition(":")[2])
+        for k, v in raw.items()
+        if k.startswith(prefix)
+    }
 
 
 # -- bots ---------------------------------------------------------------------------
@@ -189,16 +200,12 @@ def enforce_timeouts(game_id: str, now_ms: int | None = None) -> int:
     if limit is None:
         return 0
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
-    marks = ctx.store.redis.hgetall(keys.meta(game_id))
+    starts = turn_starts(game_id)
     moved = 0
     for seat in sorted(_to_act(state)):
-        if _is_bot(state, seat):
+        if _is_bot(state, seat) or seat not in starts:
             continue
-        mark = marks.get(f"{TURN_FIELD}{seat}".encode())
-        if mark is None:
-            continue
-        _, _, at = mark.decode().partition(":")
-        if now_ms - int(at) < limit * 1000:
+        if now_ms - starts[seat] < limit * 1000:
             continue
         move = state.engine.timeout_move(state.engine_state, seat)
         if _play(game_id, seat, move, state.version, timed_out=True):
@@ -235,15 +242,11 @@ def next_timeout_in(game_id: str) -> float | None:
     limit = state.turn_timeout_s
     if limit is None:
         return None
-    marks = ctx.store.redis.hgetall(keys.meta(game_id))
-    starts = [
-        int(v.decode().partition(":")[2])
-        for k, v in marks.items()
-        if k.startswith(TURN_FIELD.encode())
-    ]
-    if not starts:
+    humans = {s: at for s, at in turn_starts(game_id).items() if not _is_bot(state, s)}
+    if not humans:
         return None
-    return max(0.0, (min(starts) + limit * 1000 - time.time() * 1000) / 1000)
+    due_ms = min(humans.values()) + float(limit) * 1000
+    return max(0.0, (due_ms - time.time() * 1000) / 1000)
 
 
 # -- self-healing -------------------------------------------------------------------
@@ -291,12 +294,8 @@ def _needs_work(game_id: str, now_ms: int) -> bool:
     limit = state.turn_timeout_s
     if limit is None:
         return False
-    marks = store.redis.hgetall(keys.meta(game_id))
-    for seat in to_act:
-        mark = marks.get(f"{TURN_FIELD}{seat}".encode())
-        if mark is not None and now_ms - int(mark.decode().partition(":")[2]) >= limit * 1000:
-            return True
-    return False
+    starts = turn_starts(game_id)
+    return any(seat in starts and now_ms - starts[seat] >= limit * 1000 for seat in to_act)
 
 
 def _delta(seconds: float) -> Any:

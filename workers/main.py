@@ -19,7 +19,7 @@ log = logging.getLogger("cardroom.worker")
 
 def log_failure(job: Any, exc_type: type[BaseException], exc: BaseException, tb: Any) -> bool:
     """Name the game, version and reason of a failed job (then let RQ retry or file it)."""
-    args = getattr(job, "args", ()) or ()
+    args: tuple[Any, ...] = tuple(getattr(job, "args", ()) or ())
     game_id = args[0] if args else None
     version = args[2] if len(args) > 2 else None
     log.error(
@@ -60,7 +60,7 @@ def run_scheduler(settings: Settings, *, interval_s: int = 2) -> int:
     runtime = Runtime.from_settings(settings)
     cron = CronScheduler(connection=runtime.queue_redis, logging_level=settings.log_level)
     cron.register(_reconcile_job(), queue_name=settings.queue_name, interval=max(1, interval_s))
-    cron.start()
+    cron.start()  # type: ignore[no-untyped-call]
     return 0
 
 
