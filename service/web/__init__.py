@@ -1,0 +1,119 @@
+"""The web front end: a lobby, a table page for a seat and a replay viewer.
+
+Plain HTML, CSS and JavaScript modules served by the Flask app itself from
+``static/`` (no build step, nothing fetched from elsewhere). The pages talk
+to the public HTTP API only; a seat's token is kept in the browser's
+``localStorage``, never in a URL. See ``docs/web.md``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from html import escape
+from pathlib import Path
+from typing import Final
+
+from flask import Blueprint, Response
+
+STATIC: Final = Path(__file__).resolve().parent / "static"
+FAIRNESS_DOC: Final = Path(__file__).resolve().parents[2] / "docs" / "fairness.md"
+
+CSP: Final = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+
+FAIRNESS_FALLBACK: Final = """\
+Fairness: how to verify every shuffle
+
+Every deck comes from cardroom-shuffle-v1. When a game is created the server
+publishes commitment = sha256(server_seed); each seat adds a client_seed; when
+the game ends the server publishes server_seed.
+
+To check a finished game yourself:
+  1. GET /games/<id>/replay and keep the JSON document.
+  2. Check sha256(bytes.fromhex(server_seed)) == commitment.
+  3. For every deal d, rebuild the byte stream
+       Bk = HMAC-SHA256(key=server_seed,
+                        msg="cardroom-shuffle-v1:<game_id>:<d>:<seed0>:<seed1>...:<k>")
+     draw(n) takes 4 big-endian bytes x, rejects x >= 2**32 - (2**32 % n),
+     returns x % n; Fisher-Yates from the canonical deck order with
+     j = draw(i + 1) for i from len(deck)-1 down to 1.
+  4. Deal the cards one at a time in the replay's deal_order and compare
+     with deals[].hands.
+
+`cardroom verify <file>` does all of this offline and also replays every
+move; GET /games/<id>/verify asks the server to do the same.
+"""
+
+bp = Blueprint(
+    "web",
+    __name__,
+    static_folder="static",
+    static_url_path="/web/static",
+)
+
+
+@cache
+def _page(name: str) -> str:
+    return (STATIC / name).read_text(encoding="utf-8")
+
+
+def _html(text: str) -> Response:
+    response = Response(text, mimetype="text/html")
+    response.headers["Content-Security-Policy"] = CSP
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Frame-Options"] = "DENY"
+    return response
+
+
+@bp.get("/")
+def lobby() -> Response:
+    """Open and finished games; create a game, take a seat, add bots."""
+    return _html(_page("lobby.html"))
+
+
+@bp.get("/table/<game_id>")
+def table_page(game_id: str) -> Response:
+    """One seat's table (the game id is read by the script from the path)."""
+    return _html(_page("table.html"))
+
+
+@bp.get("/replay/<game_id>")
+def replay_page(game_id: str) -> Response:
+    """Step through a game's deals and moves; the shuffle's verification badge."""
+    return _html(_page("replay.html"))
+
+
+def fairness_text() -> str:
+    """``docs/fairness.md`` when the source tree is at hand, else a summary."""
+    try:
+        return FAIRNESS_DOC.read_text(encoding="utf-8")
+    except OSError:
+        return FAIRNESS_FALLBACK
+
+
+@bp.get("/fairness")
+def fairness() -> Response:
+    """How to check a shuffle yourself, as preformatted text."""
+    body = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<link rel="icon" href="data:,">'
+        '<link rel="stylesheet" href="/web/static/style.css">'
+        "<title>How to verify a shuffle · cardroom</title></head><body>"
+        '<header class="top"><a class="brand" href="/">cardroom</a>'
+        '<nav><a href="/">Lobby</a> <a href="/docs">API docs</a></nav></header>'
+        '<main class="doc"><pre class="doc-text">'
+        f"{escape(fairness_text())}</pre></main></body></html>"
+    )
+    return _html(body)

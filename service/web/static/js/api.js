@@ -1,0 +1,112 @@
+// The HTTP API as the pages use it: JSON requests, problem documents, seat
+// tokens kept in localStorage (never in a URL) and the live NDJSON stream.
+
+const TOKEN_PREFIX = 'cardroom.seat.';
+
+/** An answer that was not a success: the problem document's fields. */
+export class ApiProblem extends Error {
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+    this.rule = problem.rule || null;
+  }
+}
+
+async function problemOf(response) {
+  let body = {};
+  try {
+    body = await response.json();
+  } catch {
+    body = { title: response.statusText, detail: `HTTP ${response.status}` };
+  }
+  return new ApiProblem(response.status, body);
+}
+
+/** The seat this browser holds in a game: {token, seat, name} or null. */
+export function seatOf(gameId) {
+  try {
+    const raw = window.localStorage.getItem(TOKEN_PREFIX + gameId);
+    const seat = raw ? JSON.parse(raw) : null;
+    return seat && typeof seat.token === 'string' ? seat : null;
+  } catch {
+    return null;
+  }
+}
+
+export function keepSeat(gameId, seat) {
+  window.localStorage.setItem(TOKEN_PREFIX + gameId, JSON.stringify(seat));
+}
+
+export function forgetSeat(gameId) {
+  window.localStorage.removeItem(TOKEN_PREFIX + gameId);
+}
+
+/** Game ids this browser holds a seat in. */
+export function heldGames() {
+  const out = [];
+  for (let i = 0; i < window.localStorage.length; i += 1) {
+    const key = window.localStorage.key(i);
+    if (key && key.startsWith(TOKEN_PREFIX)) out.push(key.slice(TOKEN_PREFIX.length));
+  }
+  return out;
+}
+
+function headers(token, extra = {}) {
+  const out = { Accept: 'application/json', ...extra };
+  if (token) out.Authorization = `Bearer ${token}`;
+  return out;
+}
+
+export async function getJson(path, token) {
+  const response = await fetch(path, { headers: headers(token), cache: 'no-store' });
+  if (!response.ok) throw await problemOf(response);
+  return response.json();
+}
+
+export async function postJson(path, body, token) {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: headers(token, { 'Content-Type': 'application/json' }),
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw await problemOf(response);
+  return response.json();
+}
+
+export const gamePath = (gameId) => `/games/${encodeURIComponent(gameId)}`;
+
+/** Submit a move; a fresh idempotency key makes a retried click land once. */
+export function submitMove(gameId, token, move) {
+  const key = window.crypto && window.crypto.randomUUID ? window.crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
+  return postJson(`${gamePath(gameId)}/moves`, { move, idempotency_key: key }, token);
+}
+
+/**
+ * The live stream of a game, one parsed line at a time:
+ * {kind: 'view'|'event'|'keepalive'|'end', version, view?, event?}.
+ * fetch() rather than EventSource, so the Authorization header can be sent.
+ */
+export async function* liveLines(gameId, token, after, signal) {
+  const query = after ? `?after=${encodeURIComponent(after)}` : '';
+  const response = await fetch(`${gamePath(gameId)}/events${query}`, {
+    headers: headers(token, { Accept: 'application/x-ndjson' }),
+    cache: 'no-store',
+    signal,
+  });
+  if (!response.ok) throw await problemOf(response);
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let newline = buffer.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (line) yield JSON.parse(line);
+      newline = buffer.indexOf('\n');
+    }
+  }
+}
