@@ -1,0 +1,168 @@
+"""Observability: Prometheus metrics at ``/metrics`` and one JSON log line per request.
+
+Counters and histograms live in this process; with several gunicorn
+processes set ``PROMETHEUS_MULTIPROC_DIR`` and every process's samples are
+aggregated at scrape time (prometheus-client's multiprocess mode). Gauges that
+describe the whole system (queue depth, projection lag) are read from Redis
+when scraped, so any process answers them the same.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from typing import Any
+
+from flask import Flask, Response, g, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+log = logging.getLogger("cardroom.http")
+
+MOVES = Counter(
+    "cardroom_moves_total",
+    "Moves submitted over HTTP, by game, outcome and the reason of a rejection.",
+    ["game", "outcome", "reason"],
+)
+APPEND_SECONDS = Histogram(
+    "cardroom_append_seconds",
+    "Time of one atomic append to the event store.",
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0),
+)
+REQUESTS = Counter(
+    "cardroom_http_requests_total", "HTTP requests by endpoint and status.", ["endpoint", "status"]
+)
+REQUEST_SECONDS = Histogram(
+    "cardroom_http_request_seconds", "HTTP request latency by endpoint.", ["endpoint"]
+)
+
+LAG_SAMPLE = 200
+
+
+class SystemCollector(Collector):
+    """Queue depth and projection lag, read from Redis at scrape time."""
+
+    def __init__(self, service: Any) -> None:
+        self.service = service
+
+    def collect(self) -> Any:
+        queue = GaugeMetricFamily("cardroom_queue_depth", "Jobs waiting in the RQ queue.")
+        lag = GaugeMetricFamily(
+            "cardroom_projection_lag_events",
+            "Events not yet folded into snapshots, summed over playing games (sampled).",
+        )
+        worst = GaugeMetricFamily(
+            "cardroom_projection_lag_max_events", "The largest projection lag of one game."
+        )
+        try:
+            queue.add_metric([], float(len(self.service.runtime.queue)))
+            behind = self._lags()
+            lag.add_metric([], float(sum(behind)))
+            worst.add_metric([], float(max(behind, default=0)))
+        except Exception:  # a scrape must not fail because Redis hiccupped
+            log.warning("metrics: could not read queue or projection state")
+        yield queue
+        yield lag
+        yield worst
+
+    def _lags(self) -> list[int]:
+        store = self.service.store
+        items, _ = store.list_games(None, "playing", LAG_SAMPLE, None)
+        out = []
+        for item in items:
+            version = store.version(item.game_id)
+            out.append(max(0, version - store.snapshot_version(item.game_id)))
+        return out
+
+
+def metrics_registry(service: Any) -> CollectorRegistry:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    else:
+        # Only cardroom's own metrics (and the system gauges) are served.
+        registry = CollectorRegistry()
+        for collector in (MOVES, APPEND_SECONDS, REQUESTS, REQUEST_SECONDS):
+            registry.register(collector)
+    registry.register(SystemCollector(service))
+    return registry
+
+
+def init_observability(app: Flask, service: Any) -> None:
+    registry = metrics_registry(service)
+
+    @app.get("/metrics")
+    def metrics() -> Response:
+        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+
+    @app.before_request
+    def start_clock() -> None:
+        g.cardroom_started = time.perf_counter()
+
+    @app.after_request
+    def record(response: Response) -> Response:
+        started = getattr(g, "cardroom_started", None)
+        duration = time.perf_counter() - started if started is not None else 0.0
+        endpoint = request.endpoint or "unknown"
+        REQUESTS.labels(endpoint, str(response.status_code)).inc()
+        REQUEST_SECONDS.labels(endpoint).observe(duration)
+        view_args = request.view_args or {}
+        game_id = view_args.get("game_id")
+        entry: dict[str, Any] = {
+            "method": request.method,
+            "endpoint": endpoint,
+            "path": request.path,
+            "status": response.status_code,
+            "duration_ms": round(duration * 1000, 2),
+            "game_id": game_id,
+            "outcome": "ok" if response.status_code < 400 else "rejected",
+        }
+        if request.method == "POST" and request.path.endswith("/moves"):
+            _count_move(response, entry, _game_of(service, game_id))
+        log.info("request", extra=entry)
+        return response
+
+
+def _game_of(service: Any, game_id: object) -> str:
+    if not isinstance(game_id, str):
+        return "unknown"
+    try:
+        return str(service.store.game_of(game_id))
+    except Exception:  # an unknown or malformed game id
+        return "unknown"
+
+
+def _count_move(response: Response, entry: dict[str, Any], game: str) -> None:
+    body = _json_of(response)
+    if response.status_code == 201:
+        MOVES.labels(game, "accepted", "").inc()
+        entry["version"] = body.get("version")
+        return
+    reason = (
+        body.get("rule") or body.get("type", "").rsplit("/", 1)[-1] or str(response.status_code)
+    )
+    MOVES.labels(game, "rejected", str(reason)).inc()
+    entry["reason"] = reason
+
+
+def _json_of(response: Response) -> dict[str, Any]:
+    if response.is_streamed or not response.content_type:
+        return {}
+    if "json" not in response.content_type:
+        return {}
+    try:
+        data = json.loads(response.get_data())
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
