@@ -27,6 +27,7 @@ from .murlan_combos import (
     RANK_ORDER,
     RANK_START,
     SINGLE,
+    SINGLES,
     Combo,
     beat_failure,
     card_code,
@@ -375,7 +376,9 @@ class MurlanEngine(Engine[MurlanState]):
         dealer = number % SEATS
         hands: list[list[str]] = [[] for _ in range(SEATS)]
         for i, card in enumerate(deck):
-            hands[(dealer + i) % SEATS].append(str(card))
+            # (str(card) without the method call: a joker's rank is "*")
+            name = card.rank + card.suit if card.rank != "*" else card.suit + "J"
+            hands[(dealer + i) % SEATS].append(name)
         events: list[Event] = [HandDealt(number, dealer, tuple(tuple(h) for h in hands))]
         if number == 0:
             leader = next(s for s in range(SEATS) if "3S" in hands[s])
@@ -486,7 +489,7 @@ class MurlanEngine(Engine[MurlanState]):
         trick = state.trick
         if trick.must_include >= 0 and trick.must_include not in cards:
             must = CARD_NAMES[trick.must_include]
-            raise RuleError("must_include_3S", f"the first play of the match must include {must}")
+            raise RuleError("must_include_3s", f"the first play of the match must include {must}")
         if trick.table is not None:
             failure = beat_failure(combo, trick.table, state.any_higher)
             if failure is not None:
@@ -676,21 +679,21 @@ def play_out(state: MurlanState, choose: Chooser) -> MurlanState:
     out = list(state.deal.out)
     turn, table, cards, last, passes, must = state.trick
     players_in = sum(1 for h in hands if h)
-    bombs: list[list[tuple[int, ...]] | None] = [None] * SEATS  # each seat's quads, cached
-    single_above = table.value + 1 if table is not None and table.kind is SINGLE else -1
+    bombs = [quads(h) for h in hands]  # each seat's quads, kept up to date
+    # Following a single, the lowest code that beats it (55: nothing does).
+    floor = -1
+    if table is not None and table.kind is SINGLE:
+        floor = RANK_START[table.value + 1] if table.value + 1 < RANK_COUNT else DECK_SIZE + 1
+    # Passes that clear the table: everyone else still in, or everyone if the
+    # last player has gone out.
+    needed = players_in - 1 if last >= 0 and hands[last] else players_in
     while True:
         hand = hands[turn]
         play: tuple[int, ...] | None
-        if single_above >= 0:
+        if floor >= 0:
             # The commonest position, inlined: higher singles, then quads, then pass.
-            start = (
-                bisect_left(hand, RANK_START[single_above])
-                if single_above < RANK_COUNT
-                else len(hand)
-            )
+            start = bisect_left(hand, floor)
             held = bombs[turn]
-            if held is None:
-                held = bombs[turn] = quads(hand)
             singles = len(hand) - start
             k = choose(singles + len(held) + 1)
             if k < singles:
@@ -709,9 +712,9 @@ def play_out(state: MurlanState, choose: Chooser) -> MurlanState:
             play = nth_play(blocks, k) if k < count else None
         if play is None:
             passes += 1
-            if passes >= (players_in - 1 if hands[last] else players_in):
+            if passes >= needed:
                 turn, leader_in = last, bool(hands[last])
-                table, cards, last, passes, single_above = None, (), -1, 0, -1
+                table, cards, last, passes, floor = None, (), -1, 0, -1
                 if leader_in:  # he leads again; if he went out, the next one still in
                     continue
             while True:  # the next seat still holding cards
@@ -725,13 +728,23 @@ def play_out(state: MurlanState, choose: Chooser) -> MurlanState:
             for event in ENGINE.decide(before, turn, {"action": "play", "cards": names(play)}):
                 before = ENGINE.apply(before, event)
             return before
-        hands[turn] = _remove(hand, play)
-        bombs[turn] = None
         if len(play) == len(hand):
+            hands[turn] = ()
             out.append(turn)
             players_in -= 1
-        table, cards, last, passes, must = classify(play), play, turn, 0, -1
-        single_above = RANK_OF[play[0]] + 1 if len(play) == 1 else -1
+            needed = players_in
+        else:
+            hands[turn] = _remove(hand, play)
+            needed = players_in - 1
+            if bombs[turn]:
+                gone = set(play)
+                bombs[turn] = [q for q in bombs[turn] if gone.isdisjoint(q)]
+        if len(play) == 1:
+            table = SINGLES[play[0]]
+            floor = RANK_START[table.value + 1] if table.value + 1 < RANK_COUNT else DECK_SIZE + 1
+        else:
+            table, floor = classify(play), -1
+        cards, last, passes, must = play, turn, 0, -1
         while True:
             turn = (turn + 1) % SEATS
             if hands[turn]:

@@ -314,7 +314,8 @@ def _lead_blocks(hand: Sequence[int], blocks: list[Block]) -> None:
     blocks += pairs
     blocks += triples
     blocks += fours
-    _lead_straights(groups, blocks)
+    if len(hand) - len(pairs) - len(triples) - len(fours) >= MIN_STRAIGHT:
+        _lead_straights(groups, blocks)  # (five ranks or more are held)
 
 
 def _lead_straights(groups: Sequence[Sequence[int]], blocks: list[Block]) -> None:

@@ -102,7 +102,7 @@ def test_the_first_hand_is_dealt_from_seat_0_and_led_by_the_3s_holder() -> None:
     assert {"action": "pass"} not in legal
     assert rule_of(state, leader, {"action": "pass"}) == "cannot_pass_lead"
     other = next(c for c in deal.hands[leader] if c != "3S")
-    assert rule_of(state, leader, {"action": "play", "cards": [other]}) == "must_include_3S"
+    assert rule_of(state, leader, {"action": "play", "cards": [other]}) == "must_include_3s"
     after, _ = act(state, leader, {"action": "play", "cards": ["3s"]})
     assert after.trick.must_include == -1 and after.trick.turn == (leader + 1) % 4
 
