@@ -1,0 +1,114 @@
+"""POST /games, GET /games, GET /games/{id}."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from flask.testing import FlaskClient
+
+from .helpers import Api, bearer
+
+PROBLEM = "application/problem+json"
+
+
+@pytest.mark.parametrize(("game", "seats"), [("hazari", None), ("murlan", None), ("azi", 3)])
+def test_create_each_game(api: Api, game: str, seats: int | None) -> None:
+    created = api.create(game, seats=seats)
+    assert re.fullmatch(r"[0-9a-f]{64}", created["commitment"])
+    assert created["status"] == "seating" and created["version"] == 1
+    first = api.events(created["game_id"])[0]
+    assert first["type"] == "GameCreated" and first["commitment"] == created["commitment"]
+    seed = api.service.store.get_secret(created["game_id"])
+    assert seed is not None and len(seed) == 32
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "extension"),
+    [
+        ({"game": "azi"}, 422, ("option", "seats")),
+        ({"game": "hazari", "seats": 5}, 422, ("option", "seats")),
+        ({"game": "hazari", "options": {"colour": "red"}}, 422, ("option", "colour")),
+        ({"game": "hazari", "options": {"target": 5}}, 422, ("option", "target")),
+        ({"game": "azi", "seats": 3, "options": {"ante": 0}}, 422, ("option", "ante")),
+        ({"game": "murlan", "options": {"turn_timeout_s": -1}}, 422, ("option", "turn_timeout_s")),
+        ({"game": "poker"}, 422, ("field", "game")),
+        ({"game": "murlan", "seats": "4"}, 422, ("field", "seats")),
+        ({"game": "murlan", "colour": 1}, 422, ("field", "colour")),
+        ([1, 2], 422, ("field", "body")),
+    ],
+)
+def test_create_refuses_bad_bodies(
+    client: FlaskClient, body: object, status: int, extension: tuple[str, str]
+) -> None:
+    r = client.post("/games", json=body)
+    assert r.status_code == status
+    assert r.mimetype == PROBLEM
+    problem = r.get_json()
+    assert problem["status"] == status and problem["detail"]
+    assert problem[extension[0]] == extension[1], problem
+
+
+def test_create_refuses_malformed_json_and_other_media(client: FlaskClient) -> None:
+    r = client.post("/games", data="{nope", content_type="application/json")
+    assert r.status_code == 400 and r.mimetype == PROBLEM
+    r = client.post("/games", data="game=hazari", content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 415 and r.mimetype == PROBLEM
+    r = client.post("/games")
+    assert r.status_code == 415
+
+
+def test_list_pages_and_filters(api: Api, client: FlaskClient) -> None:
+    ids = [api.create("hazari")["game_id"] for _ in range(3)]
+    ids += [api.create("azi", seats=2)["game_id"] for _ in range(2)]
+    seen, cursor = [], None
+    while True:
+        r = client.get("/games?limit=2" + (f"&cursor={cursor}" if cursor else ""))
+        assert r.status_code == 200
+        page = r.get_json()
+        assert len(page["items"]) <= 2
+        seen += [g["game_id"] for g in page["items"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert sorted(seen) == sorted(ids)
+    azi = client.get("/games?game=azi").get_json()["items"]
+    assert {g["game_id"] for g in azi} == set(ids[3:])
+    assert client.get("/games?status=ended").get_json()["items"] == []
+    seating = client.get("/games?status=seating&game=hazari").get_json()["items"]
+    assert {g["game_id"] for g in seating} == set(ids[:3])
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [("limit=0", "limit"), ("limit=x", "limit"), ("game=chess", "game"), ("cursor=zz", "cursor")],
+)
+def test_list_refuses_bad_queries(client: FlaskClient, query: str, field: str) -> None:
+    r = client.get(f"/games?{query}")
+    assert r.status_code == 422 and r.get_json()["field"] == field
+
+
+def test_public_and_seat_views(api: Api, client: FlaskClient) -> None:
+    tab = api.table("hazari")
+    public = api.view(tab.game_id)
+    assert public["status"] == "playing"
+    assert "hand" not in public and "legal_moves" not in public
+    assert [p["cards"] for p in public["progress"]["players"]] == [13, 13, 13, 13]
+    mine = api.view(tab.game_id, tab.tokens[2])
+    assert mine["seat"] == 2 and len(mine["hand"]) == 13
+    assert mine["legal_moves_complete"] is False and len(mine["legal_moves"]) == 1
+    assert mine["to_act"] == [0, 1, 2, 3] and mine["version"] == public["version"]
+
+
+def test_view_errors(api: Api, client: FlaskClient) -> None:
+    tab = api.table("murlan")
+    other = api.table("murlan")
+    assert client.get("/games/no-such-game").status_code == 404
+    assert client.get("/games/bad%20id").status_code == 404
+    wrong = client.get(f"/games/{tab.game_id}", headers=bearer("x" * 43))
+    foreign = client.get(f"/games/{tab.game_id}", headers=bearer(other.tokens[0]))
+    assert wrong.status_code == foreign.status_code == 403
+    assert wrong.get_json() == foreign.get_json()
+    malformed = client.get(f"/games/{tab.game_id}", headers={"Authorization": "Basic abc"})
+    assert malformed.status_code == 401
+    assert other.tokens[0] not in foreign.get_data(as_text=True)

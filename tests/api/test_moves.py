@@ -1,0 +1,148 @@
+"""POST /games/{id}/moves: tokens, engine checks, versions, idempotency, follow-ups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from service.errors import VersionConflict
+from service.games import GameService
+
+from .helpers import Api, Table, bearer
+
+
+def suggestion(api: Api, tab: Table, seat: int) -> tuple[dict[str, Any], int]:
+    view = api.view(tab.game_id, tab.tokens[seat])
+    return view["legal_moves"][0], view["version"]
+
+
+def test_an_accepted_move(api: Api) -> None:
+    tab = api.table("hazari")
+    move, version = suggestion(api, tab, 1)
+    r = api.move(tab.game_id, tab.tokens[1], move, expected_version=version)
+    assert r.status_code == 201
+    body = r.get_json()
+    assert body["version"] == body["first_version"] == version + 1
+    (event,) = body["events"]
+    assert event["type"] == "Arranged" and event["seat"] == 1
+    assert [list(g) for g in event["groups"]] == move["groups"]
+    jobs = api.service.runtime.queue.get_job_ids()
+    assert f"cardroom-followup-{tab.game_id}-{version + 1}" in jobs
+
+
+def test_token_errors(api: Api, client: FlaskClient) -> None:
+    tab = api.table("hazari")
+    other = api.table("hazari")
+    move, _ = suggestion(api, tab, 0)
+    version = api.service.store.version(tab.game_id)
+    missing = api.move(tab.game_id, None, move)
+    assert missing.status_code == 401 and "Bearer" in missing.headers["WWW-Authenticate"]
+    wrong = api.move(tab.game_id, "A" * 43, move)
+    foreign = api.move(tab.game_id, other.tokens[0], move)
+    assert wrong.status_code == foreign.status_code == 403
+    assert wrong.get_json()["detail"] == foreign.get_json()["detail"]
+    assert other.tokens[0] not in foreign.get_data(as_text=True)
+    assert api.move("no-such-game", tab.tokens[0], move).status_code == 404
+    assert api.service.store.version(tab.game_id) == version
+
+
+def test_illegal_moves_name_the_rule_and_change_nothing(api: Api) -> None:
+    tab = api.table("murlan")
+    view = api.view(tab.game_id)
+    idle = next(s for s in range(4) if s not in view["to_act"])
+    r = api.move(tab.game_id, tab.tokens[idle], {"action": "pass"})
+    assert r.status_code == 422 and r.get_json()["rule"] == "not_your_turn"
+    actor = view["to_act"][0]
+    r = api.move(tab.game_id, tab.tokens[actor], {"action": "play", "cards": ["ZZ"]})
+    assert r.status_code == 422 and r.get_json()["rule"] == "bad_card"
+    assert api.service.store.version(tab.game_id) == view["version"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "move"),
+        ({"move": "pass"}, "move"),
+        ({"move": {"action": "fly"}}, "move.action"),
+        ({"move": {"action": "play", "cards": "3S"}}, "move.cards"),
+        ({"move": {"action": "play", "cards": [3]}}, "move.cards.0"),
+        ({"move": {"action": "pass", "extra": 1}}, "move.extra"),
+        ({"move": {"action": "pass"}, "expected_version": "7"}, "expected_version"),
+        ({"move": {"action": "pass"}, "idempotency_key": ""}, "idempotency_key"),
+    ],
+)
+def test_bad_move_bodies_name_the_field(api: Api, body: dict[str, Any], field: str) -> None:
+    tab = api.table("murlan")
+    actor = api.view(tab.game_id)["to_act"][0]
+    r = api.client.post(f"/games/{tab.game_id}/moves", json=body, headers=bearer(tab.tokens[actor]))
+    assert r.status_code == 422, r.get_json()
+    assert r.get_json()["field"] == field
+
+
+def test_stale_expected_version_is_a_conflict(api: Api) -> None:
+    tab = api.table("hazari")
+    move0, version = suggestion(api, tab, 0)
+    move1, _ = suggestion(api, tab, 1)
+    assert api.move(tab.game_id, tab.tokens[0], move0, expected_version=version).status_code == 201
+    r = api.move(tab.game_id, tab.tokens[1], move1, expected_version=version)
+    assert r.status_code == 409
+    problem = r.get_json()
+    assert problem["current_version"] == version + 1
+    assert str(version + 1) in problem["detail"]
+    assert api.service.store.version(tab.game_id) == version + 1
+
+
+def test_an_idempotent_retry_lands_once(api: Api) -> None:
+    tab = api.table("hazari")
+    move, version = suggestion(api, tab, 3)
+    body = {"expected_version": version, "idempotency_key": "k-1"}
+    first = api.move(tab.game_id, tab.tokens[3], move, **body)
+    again = api.move(tab.game_id, tab.tokens[3], move, **body)
+    assert first.status_code == again.status_code == 201
+    assert first.get_json() == again.get_json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert api.service.store.version(tab.game_id) == version + 1
+    other, _ = suggestion(api, tab, 2)
+    reused = api.move(tab.game_id, tab.tokens[2], other, idempotency_key="k-1")
+    assert reused.status_code == 422 and reused.get_json()["field"] == "idempotency_key"
+    assert api.service.store.version(tab.game_id) == version + 1
+
+
+def test_without_expected_version_a_lost_race_is_decided_again(
+    api: Api, service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tab = api.table("hazari")
+    move, version = suggestion(api, tab, 0)
+    real_append = service.store.append
+    calls: list[int] = []
+
+    def racing_append(game_id: str, events: Any, expected: int, *a: Any, **k: Any) -> Any:
+        calls.append(expected)
+        if len(calls) == 1:  # someone else's move lands first
+            state = service.load(game_id)
+            other = state.engine.legal_moves(state.engine_state, 1)[0]
+            service.submit_move(game_id, 1, other)
+            raise VersionConflict(game_id, expected, expected + 1)
+        return real_append(game_id, events, expected, *a, **k)
+
+    monkeypatch.setattr(service.store, "append", racing_append)
+    r = api.move(tab.game_id, tab.tokens[0], move)
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["version"] == version + 2
+
+
+def test_play_as_records_a_timeout(api: Api, service: GameService) -> None:
+    tab = api.table("hazari", {"turn_timeout_s": 30})
+    move, version = suggestion(api, tab, 2)
+    result = service.play_as(tab.game_id, 2, move, version, timed_out=True)
+    types = [e["type"] for e in result.body["events"]]
+    assert types[:2] == ["TurnTimedOut", "Arranged"]
+    assert result.body["events"][0]["after_s"] == 30
+
+
+def test_wrong_method_is_405(client: FlaskClient) -> None:
+    r = client.get("/games/some-id/moves")
+    assert r.status_code == 405 and "POST" in r.headers["Allow"]
+    assert r.mimetype == "application/problem+json"

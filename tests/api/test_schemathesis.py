@@ -1,0 +1,73 @@
+"""The OpenAPI document against the app: schemathesis generates requests from it.
+
+Every answer must be documented (status, media type, headers) and match its
+schema, and none may be a 5xx. Cases aimed at a game use, in turn, a random
+id, a game still seating, and a game being played (with a seat's token half
+of the time), so generated moves and seats reach the engines too.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from service.config import load_settings
+
+from .conftest import make_app
+
+APP = make_app(load_settings(stream_keepalive_s=0.2), RATELIMIT_ENABLED=False)
+schema = schemathesis.openapi.from_wsgi("/openapi.json", APP)
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
+
+
+def _seed_games() -> list[tuple[str, str | None]]:
+    client = APP.test_client()
+    seating = client.post("/games", json={"game": "murlan"}).get_json()["game_id"]
+    playing = client.post("/games", json={"game": "azi", "seats": 2}).get_json()["game_id"]
+    tokens = [
+        client.post(f"/games/{playing}/seats", json={"name": f"p{i}"}).get_json()["token"]
+        for i in range(2)
+    ]
+    return [
+        ("", None),
+        (seating, None),
+        (playing, None),
+        (playing, tokens[0]),
+        (playing, tokens[1]),
+    ]
+
+
+TARGETS = itertools.cycle(_seed_games())
+
+
+@schema.parametrize()
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize=True,
+)
+def test_api_matches_its_openapi_document(case: schemathesis.Case[Any]) -> None:
+    if case.path_parameters and "game_id" in case.path_parameters:
+        game_id, token = next(TARGETS)
+        if game_id:
+            case.path_parameters["game_id"] = game_id
+        if token:
+            case.headers["Authorization"] = f"Bearer {token}"
+    case.call_and_validate(checks=CHECKS)
