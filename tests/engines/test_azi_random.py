@@ -16,8 +16,11 @@ import json
 import random
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from service.engines import game as table
-from service.engines.azi import ENGINE, AziState
+from service.engines.azi import ENGINE, AziState, deck
 from service.engines.azi_events import (
     BiddingEnded,
     Discarded,
@@ -26,7 +29,7 @@ from service.engines.azi_events import (
     PotWon,
 )
 from service.engines.azi_settle import settle_pot
-from service.engines.base import HIDDEN, Event
+from service.engines.base import HIDDEN, Event, RuleError
 from service.engines.shuffle import Shuffler
 from tests.engines.test_azi_support import assert_listed, check
 from tests.support import PlayedGame, new_game, push, run_system_steps
@@ -222,3 +225,58 @@ def test_views_never_show_another_seats_cards() -> None:
             public = json.dumps(table.view(game, None))
             hidden = [c for h in es.hands for c in h if c != es.trump_card]
             assert not any(f'"{c}"' in public for c in hidden)
+
+
+def candidate_moves(state: AziState, seat: int) -> list[dict[str, Any]]:
+    """Every body worth trying: each action, each card of the deck, bets
+    around and inside the allowed range."""
+    moves: list[dict[str, Any]] = [
+        {"action": a} for a in ("call", "fold", "buy_in", "decline", "leave")
+    ]
+    for card in deck(state.options.deck):
+        moves += [{"action": "play", "card": card}, {"action": "discard", "card": card}]
+    low, high = ENGINE.bet_range(state, seat)
+    for amount in {0, low - 1, low, (low + high) // 2, high, high + 1}:
+        moves.append({"action": "bet", "amount": amount})
+    return moves
+
+
+def accepted(state: AziState, seat: int, move: dict[str, Any]) -> bool:
+    try:
+        ENGINE.decide(state, seat, move)
+    except RuleError:
+        return False
+    return True
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    seats=st.integers(2, 6),
+    steps=st.integers(0, 120),
+    cards=st.sampled_from([3, 4]),
+)
+def test_legal_moves_are_exactly_the_accepted_moves(
+    seed: int, seats: int, steps: int, cards: int
+) -> None:
+    rng = random.Random(seed)
+    state = ENGINE.initial(ENGINE.parse_options({"buy_in": 80, "cards": cards}), seats)
+    shuffler = Shuffler(rng.randbytes(32), "h", tuple(f"c{k}" for k in range(seats)))
+    for _ in range(steps):
+        if state.over:
+            break
+        if ENGINE.pending(state) is not None:
+            state = ENGINE.fold(state, ENGINE.advance(state, shuffler))
+            continue
+        seat = rng.choice(ENGINE.to_act(state))
+        move = random_move(ENGINE.legal_moves(state, seat), rng)
+        state = ENGINE.fold(state, ENGINE.decide(state, seat, move))
+    for seat in range(seats):
+        legal = ENGINE.legal_moves(state, seat)
+        bets = [m["amount"] for m in legal if m["action"] == "bet"]
+        for move in candidate_moves(state, seat):
+            if move["action"] == "bet":
+                listed = bool(bets) and min(bets) <= move["amount"] <= max(bets)
+            else:
+                listed = move in legal
+            assert accepted(state, seat, move) == listed, (seat, move, legal)
