@@ -5,8 +5,10 @@ silent is written down in ``docs/rules/azi.md``. Chips are exact: at every
 event the stacks plus the pot equal the chips brought (:func:`total_chips`).
 
 Module map: :mod:`.azi_events` (the events), :mod:`.azi_state` (the state
-and its fold), :mod:`.azi_settle` (the pure settlement), :mod:`.azi_cards`
-(trumps and tricks), :mod:`.azi_bot` (the automatic player).
+and its fold), :mod:`.azi_consequences` (what the rules force without a
+move), :mod:`.azi_settle` (the pure settlement), :mod:`.azi_cards` (trumps
+and tricks), :mod:`.azi_view` (what a seat sees), :mod:`.azi_bot` (the
+automatic player).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, ClassVar
 
 from .azi_bot import choose_move, weakest_card
 from .azi_cards import deck, playable, sorted_cards, suit_of
+from .azi_consequences import consequence
 from .azi_events import (
     EVENT_TYPES,
     AntesPaid,
@@ -42,7 +45,6 @@ from .azi_state import (
     AziOptions,
     AziState,
     apply,
-    consequence,
 )
 from .azi_view import table_view
 from .base import JSON, Engine, Event, Move, OptionError, RuleError
