@@ -61,7 +61,13 @@ EXCHANGE: Final = "exchange"
 PLAYING: Final = "playing"
 OVER: Final = "over"
 
-ACTIONS: Final = frozenset({"play", "pass", "give_back"})
+MOVE_FIELDS: Final[dict[str, frozenset[str]]] = {
+    "play": frozenset({"action", "cards"}),
+    "pass": frozenset({"action"}),
+    "give_back": frozenset({"action", "card"}),
+}
+"""The fields each move may have: anything else is refused, so that a
+misspelt field is not silently ignored."""
 
 
 # -- events -------------------------------------------------------------------
@@ -399,10 +405,17 @@ class MurlanEngine(Engine[MurlanState]):
         if not isinstance(move, Mapping):
             raise RuleError("bad_move", f"a move is an object with an 'action', not {move!r}")
         action = move.get("action")
-        if not isinstance(action, str) or action not in ACTIONS:
+        if not isinstance(action, str) or action not in MOVE_FIELDS:
             raise RuleError(
                 "unknown_action",
                 f"unknown action {action!r}: murlan moves are 'play', 'pass' and 'give_back'",
+            )
+        if len(move) > len(MOVE_FIELDS[action]) or not MOVE_FIELDS[action].issuperset(move):
+            extra = sorted(str(k) for k in move if k not in MOVE_FIELDS[action])
+            raise RuleError(
+                "unexpected_field",
+                f"{action} takes only {', '.join(sorted(MOVE_FIELDS[action]))}; "
+                f"unexpected {', '.join(map(repr, extra))}",
             )
         phase = state.phase
         if phase == OVER:

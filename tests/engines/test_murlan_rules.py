@@ -376,6 +376,9 @@ def test_each_illegal_play_names_its_rule() -> None:
         (1, {"action": "play", "cards": ["9H"]}, "card_not_in_hand"),
         (1, {"action": "play", "cards": ["6H", "7S"]}, "not_a_combination"),
         (1, {"action": "give_back", "card": "6H"}, "no_exchange"),
+        (1, {"action": "pass", "cards": []}, "unexpected_field"),
+        (1, {"action": "play", "cards": ["6H"], "card": "6H"}, "unexpected_field"),
+        (1, {"action": "play", "card": ["6H"]}, "unexpected_field"),
     ]
     for seat, move, rule in cases:
         assert rule_of(state, seat, move) == rule, move
