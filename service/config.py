@@ -7,10 +7,12 @@ process at start with a message naming the variable.
 from __future__ import annotations
 
 from functools import cache
-from typing import Literal
+from typing import Final, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+CLUSTER_SCHEMES: Final = ("redis+cluster://", "rediss+cluster://")
 
 
 class Settings(BaseSettings):
@@ -21,7 +23,26 @@ class Settings(BaseSettings):
         description="Redis of the event store. Unset: an in-process fake Redis (nothing persists).",
     )
     redis_cluster: bool = Field(
-        default=False, description="Treat CARDROOM_REDIS_URL as a Redis Cluster node."
+        default=False,
+        description=(
+            "Treat CARDROOM_REDIS_URL as a Redis Cluster node (implied by a "
+            "`redis+cluster://` URL)."
+        ),
+    )
+    redis_wait_replicas: int = Field(
+        default=0,
+        ge=0,
+        le=16,
+        description=(
+            "Replicas that must hold each append before it is acknowledged (Redis WAIT); "
+            "0: do not wait."
+        ),
+    )
+    redis_wait_timeout_ms: int = Field(
+        default=1000,
+        ge=1,
+        le=60_000,
+        description="How long an append waits for CARDROOM_REDIS_WAIT_REPLICAS replicas.",
     )
     queue_url: str | None = Field(
         default=None,
@@ -52,6 +73,14 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO", description="Log level of the JSON logs."
     )
+
+    @model_validator(mode="after")
+    def _cluster_url(self) -> Settings:
+        """A ``redis+cluster://`` URL names a cluster by itself, so the flag cannot
+        be forgotten (a standalone client on a cluster node fails on most keys)."""
+        if self.redis_url is not None and self.redis_url.startswith(CLUSTER_SCHEMES):
+            self.redis_cluster = True
+        return self
 
     @property
     def embedded(self) -> bool:

@@ -28,6 +28,28 @@ class VersionConflict(StoreError):
         )
 
 
+class NotReplicated(StoreError):
+    """An append the game's master stored but fewer replicas than required
+    confirmed in time (Redis ``WAIT``).
+
+    The events are on the master, so they count as written for now; whether a
+    failover would keep them is not known. A retry with the same idempotency
+    key is safe: it returns the first result if the events survived, and
+    lands them again if a failover lost them.
+    """
+
+    def __init__(self, game_id: str, first: int, last: int, acked: int, wanted: int) -> None:
+        self.game_id = game_id
+        self.first_version = first
+        self.last_version = last
+        self.acked = acked
+        self.wanted = wanted
+        super().__init__(
+            f"game {game_id!r}: versions {first}..{last} are on the master but only "
+            f"{acked} of {wanted} replicas confirmed them in time"
+        )
+
+
 class GameNotFound(StoreError, LookupError):
     """No event stream exists for ``game_id``."""
 

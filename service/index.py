@@ -14,10 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from redis import Redis
-from redis.client import Pipeline
-
 from . import keys, lua
+from .clients import Client, Pipe, run_script
 from .errors import GameNotFound
 
 MAX_PAGE: Final = 500
@@ -37,14 +35,14 @@ class BadCursor(ValueError):
 
 
 class GamesIndex:
-    def __init__(self, redis: Redis, shards: int = keys.INDEX_SHARDS) -> None:
+    def __init__(self, redis: Client, shards: int = keys.INDEX_SHARDS) -> None:
         self._redis = redis
         self._shards = shards
         self._index_game = redis.register_script(lua.INDEX_GAME)
         self._set_status = redis.register_script(lua.SET_STATUS)
 
     def index_game(
-        self, game_id: str, game: str, status: str, created_at: int, pipe: Pipeline | None = None
+        self, game_id: str, game: str, status: str, created_at: int, pipe: Pipe | None = None
     ) -> None:
         """Add a game (``created_at`` in ms since the epoch); a game already
         indexed keeps its entry (use :meth:`set_status` to move it)."""
@@ -56,9 +54,7 @@ class GamesIndex:
             keys.index_games(shard, game=game, status=status),
         ]
         args: list[str | int] = [game_id, f"{game} {status} {int(created_at)}", int(created_at)]
-        self._index_game(
-            keys=[keys.index_meta(shard), *sets], args=args, client=pipe or self._redis
-        )
+        run_script(self._index_game, [keys.index_meta(shard), *sets], args, pipe)
 
     def set_status(self, game_id: str, status: str) -> None:
         """Move an indexed game to ``status``; :class:`GameNotFound` if it is not indexed."""
@@ -99,7 +95,11 @@ class GamesIndex:
         cursor: str | None = None,
     ) -> tuple[list[GameSummary], str | None]:
         """One page of games, newest first, and the cursor of the next page
-        (``None`` on the last page)."""
+        (``None`` on the last page).
+
+        Each shard is read with its own single-key ``ZRANGE``; they go out in
+        one non-transactional pipeline, which a cluster client splits by node,
+        so a page needs no cross-slot command and no ``KEYS``/``SCAN``."""
         if not 1 <= limit <= MAX_PAGE:
             raise ValueError(f"limit {limit} is out of range 1..{MAX_PAGE}")
         after = _parse_cursor(cursor)
@@ -127,7 +127,7 @@ class GamesIndex:
         return items, next_cursor
 
     @staticmethod
-    def _range(client: Redis | Pipeline, key: str, top: Any, offset: int, batch: int) -> Any:
+    def _range(client: Client | Pipe, key: str, top: Any, offset: int, batch: int) -> Any:
         return client.zrange(
             key, top, "-inf", desc=True, byscore=True, offset=offset, num=batch, withscores=True
         )

@@ -19,12 +19,38 @@ FOLLOWUP_JOB = "workers.jobs.process_game"
 
 
 def connect(url: str, *, cluster: bool = False) -> Any:
-    """A redis-py client for ``url`` (a cluster client when asked)."""
-    if cluster:
-        from redis.cluster import RedisCluster
+    """A redis-py client for ``url`` (bytes replies).
 
-        return RedisCluster.from_url(url)
-    return redis.Redis.from_url(url)
+    A cluster client when asked, or when the URL says ``redis+cluster://`` (or
+    ``rediss+cluster://``); such a URL may list several seed nodes,
+    ``redis+cluster://[user:pass@]host1:port1,host2:port2``, so that one seed
+    being down does not stop a process from starting. The client learns the
+    rest of the cluster from whichever seed answers.
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise ValueError(f"not a Redis URL: {url!r}")
+    if scheme.endswith("+cluster"):
+        scheme, cluster = scheme.removesuffix("+cluster"), True
+    if not cluster:
+        return redis.Redis.from_url(url)
+    from redis.cluster import ClusterNode, RedisCluster
+
+    netloc, slash, tail = rest.partition("/")
+    auth, at, hosts = netloc.rpartition("@")
+    first, *others = hosts.split(",")
+    make_node: Any = ClusterNode  # its constructor carries no annotations
+    seeds = [make_node(*_host_port(other)) for other in others]
+    return RedisCluster.from_url(
+        f"{scheme}://{auth}{at}{first}{slash}{tail}", startup_nodes=seeds or None
+    )
+
+
+def _host_port(seed: str) -> tuple[str, int]:
+    host, _, port = seed.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"bad cluster seed {seed!r}: use host:port")
+    return host.strip("[]"), int(port)
 
 
 @dataclass

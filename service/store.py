@@ -17,12 +17,14 @@ never rewritten or trimmed.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from redis import Redis
-from redis.client import Pipeline
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from schemas.codec import (
     EventDecodeError,
@@ -37,13 +39,21 @@ from service.engines.base import Event
 from service.engines.game import Game, GameCreated
 
 from . import archive, keys, lua
-from .errors import GameExists, GameNotFound, VersionConflict
+from .clients import Client, Pipe, master_of, refresh_topology
+from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
 from .index import GamesIndex, GameSummary
 
 DEFAULT_IDEMPOTENCY_TTL_S: Final = 24 * 3600
 GAMES_REMEMBERED: Final = 100_000
 LAST_SEQ: Final = 2**64 - 1
 """The largest sequence part of a stream id: ``<v>-LAST_SEQ`` is after every entry of version v."""
+BLOCK_SLICE_MS: Final = 2_000
+"""The longest single blocking ``XREAD``: well inside any client's socket timeout
+(redis-py's cluster client gives up on a silent socket after 5 s and then
+treats the node as failed), so a long wait is a loop of short ones."""
+WAIT_ATTEMPTS: Final = 4
+"""Tries of an append that waits for replicas, when the cluster answers that
+the slot moved or a connection broke (a failover in progress)."""
 
 Rows = list[tuple[bytes, dict[bytes, bytes]]]
 """Stream entries as redis-py returns them: ``(id, {field: value})``."""
@@ -54,6 +64,7 @@ __all__ = [
     "GameExists",
     "GameNotFound",
     "GameSummary",
+    "NotReplicated",
     "RawEvent",
     "StoredEvent",
     "VersionConflict",
@@ -92,20 +103,33 @@ class RawEvent:
 class EventStore:
     """Events, snapshots, seeds, seat tokens and the games index of cardroom.
 
-    ``redis`` must return bytes (``decode_responses=False``, the default).
+    ``redis`` must return bytes (``decode_responses=False``, the default); it
+    may be a ``RedisCluster``: every command and script touches one game's
+    slot (or one index shard's), never several.
+
+    ``wait_replicas`` > 0 makes each append wait (Redis ``WAIT``, up to
+    ``wait_timeout_ms``) until that many replicas of the game's master hold
+    it, so that a failover cannot lose an acknowledged event; an append not
+    confirmed in time raises :class:`NotReplicated`.
     """
 
     def __init__(
         self,
-        redis: Redis,
+        redis: Client,
         *,
         idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S,
         index_shards: int = keys.INDEX_SHARDS,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 1000,
     ) -> None:
         if redis.get_encoder().decode_responses:
             raise ValueError("EventStore needs a Redis client with decode_responses=False")
+        if wait_replicas < 0 or wait_timeout_ms <= 0:
+            raise ValueError("wait_replicas must be >= 0 and wait_timeout_ms > 0")
         self.redis = redis
         self.idempotency_ttl_ms = idempotency_ttl_s * 1000
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
         self.index = GamesIndex(redis, index_shards)
         self._append = redis.register_script(lua.APPEND)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
@@ -168,12 +192,62 @@ class EventStore:
         script_keys = [keys.events(game_id)]
         if idempotency_key is not None:
             script_keys.append(keys.idem(game_id, idempotency_key))
-        reply = self._append(keys=script_keys, args=args)
+        if self.wait_replicas:
+            reply, acked = self._append_and_wait(script_keys, args)
+        else:
+            reply, acked = self._append(keys=script_keys, args=args), 0
         if reply[0] == 0:
             raise VersionConflict(game_id, expected_version, int(reply[1]))
         if reply[0] == 2:
-            return _parse_record(reply[1])
-        return AppendResult(int(reply[1]), int(reply[2]))
+            result = _parse_record(reply[1])
+        else:
+            result = AppendResult(int(reply[1]), int(reply[2]))
+        if acked < self.wait_replicas:
+            raise NotReplicated(
+                game_id, result.first_version, result.last_version, acked, self.wait_replicas
+            )
+        return result
+
+    def _append_and_wait(self, script_keys: list[str], args: list[Any]) -> tuple[Any, int]:
+        """The append script's reply and how many replicas acknowledged it.
+
+        ``WAIT`` counts the writes of the connection it is sent on, so the
+        script and the ``WAIT`` go down one connection to the game's master,
+        pipelined (one round trip). Replication keeps order, so a replica that
+        has this append also has every earlier write of that master (the
+        game's seed, tokens, earlier events).
+
+        A redirect or a broken connection (a failover in progress) is retried
+        against the refreshed topology. Running the script again is safe: the
+        expected version (and the idempotency key, if any) stop a second landing,
+        so a retry of an append that did land reports a conflict (or, with a
+        key, the first result), never a duplicate.
+        """
+        for attempt in range(WAIT_ATTEMPTS):
+            node = master_of(self.redis, script_keys[0])
+            pipe = node.pipeline(transaction=False)
+            pipe.evalsha(self._append.sha, len(script_keys), *script_keys, *args)
+            pipe.wait(self.wait_replicas, self.wait_timeout_ms)
+            last = attempt == WAIT_ATTEMPTS - 1
+            try:
+                reply, acked = pipe.execute(raise_on_error=False)
+            except (RedisConnectionError, RedisTimeoutError):
+                if last:
+                    raise
+                refresh_topology(self.redis, attempt)
+                continue
+            if isinstance(reply, NoScriptError):
+                node.script_load(lua.APPEND)  # a node new to this store (or restarted)
+                continue
+            if isinstance(reply, ResponseError) and not last and _redirected(reply):
+                refresh_topology(self.redis, attempt)
+                continue
+            if isinstance(reply, Exception):
+                raise reply
+            if isinstance(acked, Exception):
+                raise acked
+            return reply, int(acked)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def idempotent_result(self, game_id: str, idempotency_key: str) -> AppendResult | None:
         """The result of an earlier append with this key, if it has not expired.
@@ -226,10 +300,17 @@ class EventStore:
         if timeout_ms <= 0:
             raise ValueError("timeout_ms must be positive (0 would wait forever)")
         key = keys.events(game_id)
-        reply: Any = self.redis.xread({key: f"{after}-{LAST_SEQ}"}, block=timeout_ms)
-        rows = cast(Rows, reply[0][1]) if reply else []
-        if not rows:
-            return []
+        deadline = time.monotonic() + timeout_ms / 1000
+        left = timeout_ms
+        while True:
+            block = min(left, BLOCK_SLICE_MS)
+            reply: Any = self.redis.xread({key: f"{after}-{LAST_SEQ}"}, block=block)
+            if reply:
+                break
+            left = int((deadline - time.monotonic()) * 1000)
+            if left <= 0:
+                return []
+        rows = cast(Rows, reply[0][1])
         return self._decode(self.game_of(game_id), rows)
 
     def _xrange(self, game_id: str, after: int, limit: int | None) -> Rows:
@@ -284,7 +365,7 @@ class EventStore:
         return int(version) if version is not None and _usable(game, schema_id) else 0
 
     # -- the server seed and seat tokens ----------------------------------------
-    def put_secret(self, game_id: str, seed: bytes, pipe: Pipeline | None = None) -> None:
+    def put_secret(self, game_id: str, seed: bytes, pipe: Pipe | None = None) -> None:
         """Keep the game's server seed; an existing seed is never replaced
         (its commitment is already public)."""
         (pipe or self.redis).set(keys.secret(game_id), seed, nx=True)
@@ -292,9 +373,7 @@ class EventStore:
     def get_secret(self, game_id: str) -> bytes | None:
         return _bytes(self.redis.get(keys.secret(game_id)))
 
-    def put_token(
-        self, game_id: str, seat: int, token_hash: str, pipe: Pipeline | None = None
-    ) -> None:
+    def put_token(self, game_id: str, seat: int, token_hash: str, pipe: Pipe | None = None) -> None:
         """Remember which seat a token belongs to, by the token's hash only."""
         (pipe or self.redis).hset(keys.tokens(game_id), token_hash, seat)
 
@@ -304,7 +383,7 @@ class EventStore:
 
     # -- the games index ----------------------------------------------------------
     def index_game(
-        self, game_id: str, game: str, status: str, created_at: int, pipe: Pipeline | None = None
+        self, game_id: str, game: str, status: str, created_at: int, pipe: Pipe | None = None
     ) -> None:
         """Add a game to the index (``created_at``: ms since the epoch)."""
         self.index.index_game(game_id, game, status, created_at, pipe)
@@ -331,6 +410,11 @@ class EventStore:
         """Store an export as a new game, never overwriting one; returns its id
         (:mod:`service.archive`)."""
         return archive.import_jsonl(self, text)
+
+
+def _redirected(error: ResponseError) -> bool:
+    """A cluster's answer that the slot is (being) served elsewhere: the script did not run."""
+    return str(error).startswith(("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN"))
 
 
 def _bytes(reply: object) -> bytes | None:

@@ -1,0 +1,59 @@
+"""The Redis clients the event store runs on: a standalone ``Redis`` or a
+``RedisCluster``, and what differs between them.
+
+Everything the store does touches one hash slot per command or script, so
+the same calls work on both; the few places where redis-py's two clients
+behave differently are handled here.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any, TypeAlias, cast
+
+from redis import Redis
+from redis.client import Pipeline
+from redis.cluster import ClusterPipeline, RedisCluster
+from redis.commands.core import Script
+
+Client: TypeAlias = Redis | RedisCluster
+Pipe: TypeAlias = Pipeline | ClusterPipeline
+
+
+def run_script(
+    script: Script,
+    script_keys: list[str],
+    args: list[str | int],
+    pipe: Pipe | None = None,
+) -> Any:
+    """Run ``script`` now, or queue it on ``pipe``.
+
+    redis-py refuses ``EVALSHA`` in a cluster pipeline (it could not load a
+    script missing on one node mid-pipeline), so a cluster pipeline sends the
+    script's text with ``EVAL``; the node caches it from then on.
+    """
+    if isinstance(pipe, ClusterPipeline):
+        queue = cast(Any, pipe)
+        return queue.execute_command("EVAL", script.script, len(script_keys), *script_keys, *args)
+    return script(keys=script_keys, args=args, client=pipe)
+
+
+def master_of(client: Client, key: str) -> Redis:
+    """A standalone client of the master serving ``key`` (``client`` itself
+    when it is not a cluster client): for commands that must share one
+    connection with a write, such as ``WAIT``."""
+    if not isinstance(client, RedisCluster):
+        return client
+    cluster = cast(Any, client)  # these two methods carry no annotations
+    node: Redis = cluster.get_redis_connection(cluster.get_node_from_key(key))
+    return node
+
+
+def refresh_topology(client: Client, attempt: int) -> None:
+    """After a redirect or a lost node: back off a little (a failover takes
+    the cluster's node timeout and an election), then relearn which node
+    serves which slots. Nothing to relearn for a standalone client."""
+    time.sleep(min(2.0, 0.1 * 2**attempt) * (0.5 + random.random()))
+    if isinstance(client, RedisCluster):
+        client.nodes_manager.initialize()

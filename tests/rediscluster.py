@@ -1,0 +1,276 @@
+"""Local Redis servers for tests and benchmarks: a Redis Cluster of
+``redis-server`` processes on loopback, or one standalone server.
+
+Every server runs in the foreground of its own process group, on free ports
+of 127.0.0.1, in a private directory, without persistence (``--save ""
+--appendonly no``). :meth:`LocalCluster.stop` (also run at interpreter exit,
+so an interrupted run leaves nothing behind) kills them and removes the
+directory. Starting is bounded in time: a server that does not answer, or a
+cluster that does not reach ``cluster_state:ok``, raises with the log's tail.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+from redis.cluster import RedisCluster
+from redis.crc import key_slot
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
+
+
+def tools_missing() -> str | None:
+    """Why no local server can be started here, or ``None``."""
+    for tool in (REDIS_SERVER, REDIS_CLI):
+        if not os.access(tool, os.X_OK):
+            return f"{tool} is not installed"
+    return None
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct ports of 127.0.0.1 that were free a moment ago."""
+    socks: list[socket.socket] = []
+    try:
+        for _ in range(count):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+@dataclass
+class Server:
+    """One ``redis-server`` process."""
+
+    port: int
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}"
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(host="127.0.0.1", port=self.port)
+
+    def kill(self) -> None:
+        """SIGKILL the server (as a crash would) and reap it."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(10)
+
+    def log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+
+def _start_server(directory: Path, *extra: str) -> Server:
+    port, bus = free_ports(2)
+    log = directory / f"redis-{port}.log"
+    args = [
+        REDIS_SERVER,
+        "--bind", "127.0.0.1",
+        "--port", str(port),
+        "--dir", str(directory),
+        "--save", "",
+        "--appendonly", "no",
+        "--logfile", str(log),
+        "--daemonize", "no",
+        "--dbfilename", f"dump-{port}.rdb",
+    ]  # fmt: skip
+    if "--cluster-enabled" in extra:
+        args += ["--cluster-port", str(bus), "--cluster-config-file", f"nodes-{port}.conf"]
+    proc = subprocess.Popen(
+        [*args, *extra],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    return Server(port, proc, log)
+
+
+def _wait_ready(server: Server, deadline: float) -> None:
+    client = server.client()
+    try:
+        while True:
+            if server.proc.poll() is not None:
+                raise RuntimeError(f"redis-server :{server.port} exited:\n{server.log_tail()}")
+            try:
+                if client.ping():
+                    return
+            except redis.ConnectionError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"redis-server :{server.port} did not answer:\n{server.log_tail()}"
+                )
+            time.sleep(0.05)
+    finally:
+        client.close()
+
+
+@dataclass
+class LocalCluster:
+    """Redis servers started by :func:`start_cluster` or :func:`start_standalone`."""
+
+    directory: Path
+    servers: list[Server] = field(default_factory=list)
+    cluster: bool = True
+
+    @property
+    def url(self) -> str:
+        """A URL of one node (for a cluster: any node lets a client find the rest)."""
+        return self.servers[0].url
+
+    def client(self) -> RedisCluster:
+        """A cluster client (bytes replies), as the service makes one."""
+        return RedisCluster(host="127.0.0.1", port=self.servers[0].port)
+
+    def slot_owners(self) -> dict[int, int]:
+        """Each master's port → how many slots it serves (from ``CLUSTER SLOTS``)."""
+        with self.servers[0].client() as node:
+            owners: dict[int, int] = {}
+            for start, end, master, *_ in node.execute_command("CLUSTER SLOTS"):
+                port = int(master[1])
+                owners[port] = owners.get(port, 0) + int(end) - int(start) + 1
+            return owners
+
+    def owner_of(self, key: str) -> int:
+        """The port of the master serving ``key``'s slot (asks the cluster)."""
+        with self.servers[0].client() as node:
+            slot = int(node.execute_command("CLUSTER KEYSLOT", key))
+            assert slot == key_slot(key.encode())
+            for start, end, master, *_ in node.execute_command("CLUSTER SLOTS"):
+                if int(start) <= slot <= int(end):
+                    return int(master[1])
+        raise LookupError(f"no master serves slot {slot}")
+
+    def server(self, port: int) -> Server:
+        return next(s for s in self.servers if s.port == port)
+
+    def stop(self) -> None:
+        """Kill every server and delete the directory; safe to call twice."""
+        for server in self.servers:
+            if server.proc.poll() is None:
+                server.kill()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def start_cluster(
+    masters: int = 3,
+    replicas: int = 0,
+    *,
+    node_timeout_ms: int = 2000,
+    timeout_s: float = 60,
+) -> LocalCluster:
+    """A new cluster of ``masters`` masters with ``replicas`` replicas each,
+    created by ``redis-cli --cluster create`` and answering ``cluster_state:ok``."""
+    directory = Path(tempfile.mkdtemp(prefix="cardroom-cluster-"))
+    made = LocalCluster(directory)
+    atexit.register(made.stop)
+    deadline = time.monotonic() + timeout_s
+    try:
+        options = ["--cluster-enabled", "yes", "--cluster-node-timeout", str(node_timeout_ms)]
+        for _ in range(masters * (1 + replicas)):
+            made.servers.append(_start_server(directory, *options))
+        for server in made.servers:
+            _wait_ready(server, deadline)
+        nodes = [f"127.0.0.1:{s.port}" for s in made.servers]
+        create = [REDIS_CLI, "--cluster", "create", *nodes, "--cluster-yes"]
+        subprocess.run(
+            [*create, "--cluster-replicas", str(replicas)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=max(1.0, deadline - time.monotonic()),
+        )
+        _wait_cluster_ok(made, masters, replicas, deadline)
+    except BaseException:
+        made.stop()
+        raise
+    return made
+
+
+def _wait_cluster_ok(made: LocalCluster, masters: int, replicas: int, deadline: float) -> None:
+    """Until every node says ``cluster_state:ok`` and knows all the nodes and masters."""
+    while True:
+        if all(_node_ok(s, masters, masters * (1 + replicas)) for s in made.servers):
+            return
+        if time.monotonic() > deadline:
+            tails = "\n".join(s.log_tail(5) for s in made.servers)
+            raise RuntimeError(f"the cluster did not reach cluster_state:ok:\n{tails}")
+        time.sleep(0.1)
+
+
+def _node_ok(server: Server, masters: int, nodes: int) -> bool:
+    try:
+        with server.client() as client:
+            info = client.execute_command("CLUSTER INFO")
+    except redis.RedisError:
+        return False
+    # redis-py parses the reply into a dict; older versions hand back the text.
+    if isinstance(info, bytes | str):
+        text = info.decode() if isinstance(info, bytes) else info
+        info = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    fields = {str(k): str(v) for k, v in info.items()}
+    return (
+        fields.get("cluster_state") == "ok"
+        and int(fields.get("cluster_slots_ok", 0)) == 16384
+        and int(fields.get("cluster_known_nodes", 0)) == nodes
+        and int(fields.get("cluster_size", 0)) == masters
+    )
+
+
+def start_standalone(*extra: str, timeout_s: float = 20) -> LocalCluster:
+    """One standalone ``redis-server``, configured like a cluster node otherwise."""
+    directory = Path(tempfile.mkdtemp(prefix="cardroom-redis-"))
+    made = LocalCluster(directory, cluster=False)
+    atexit.register(made.stop)
+    try:
+        made.servers.append(_start_server(directory, *extra))
+        _wait_ready(made.servers[0], time.monotonic() + timeout_s)
+    except BaseException:
+        made.stop()
+        raise
+    return made
+
+
+_shared: LocalCluster | None = None
+_users = 0
+
+
+@contextlib.contextmanager
+def shared_cluster() -> Iterator[LocalCluster]:
+    """One 3-master cluster for every fixture of a test session that asks
+    for it (each directory's ``conftest`` has its own session fixture);
+    stopped when the last of them is torn down."""
+    global _shared, _users
+    if _shared is None:
+        _shared = start_cluster(3)
+    _users += 1
+    try:
+        yield _shared
+    finally:
+        _users -= 1
+        if _users == 0:
+            _shared.stop()
+            _shared = None
