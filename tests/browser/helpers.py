@@ -1,0 +1,90 @@
+"""What the browser tests share: the browser's settings, the site and its API."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+T = TypeVar("T")
+
+
+@dataclass
+class Site:
+    url: str
+    screenshots: Path
+
+    def api(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> Any:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        response = httpx.request(method, self.url + path, headers=headers, timeout=10, **kwargs)
+        response.raise_for_status()
+        return response.json()
+
+    def view(self, game_id: str, token: str | None = None) -> Any:
+        return self.api("GET", f"/games/{game_id}", token)
+
+    def shot(self, page: Any, name: str) -> Path:
+        self.screenshots.mkdir(parents=True, exist_ok=True)
+        path = self.screenshots / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+def wait_for(what: str, check: Callable[[], T | None], timeout_s: float = 20.0) -> T:
+    """Poll ``check`` until it returns something truthy."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def wait_for_version(site: Site, game_id: str, token: str, after: int) -> None:
+    """Wait until the game has moved past ``after`` (a move landed)."""
+
+    def moved() -> bool:
+        return bool(site.view(game_id, token)["version"] > after)
+
+    wait_for(f"a version after {after}", moved)
+
+
+def seat_of(page: Any, game_id: str) -> dict[str, Any]:
+    """The seat this page's browser keeps in localStorage for ``game_id``."""
+    seat = page.evaluate("id => JSON.parse(localStorage.getItem('cardroom.seat.' + id))", game_id)
+    assert seat and seat["token"], "no seat token in localStorage"
+    return dict(seat)
+
+
+def game_id_of(page: Any) -> str:
+    return str(page.url.rstrip("/").rsplit("/", 1)[-1])
+
+
+def create_from_lobby(page: Any, game: str, name: str, fill: dict[str, str] | None = None) -> str:
+    """Create a game in the lobby's form, sitting down with bots; returns its id."""
+    page.goto("/")
+    page.fill("#player-name", name)
+    page.select_option("#game", game)
+    for field, value in (fill or {}).items():
+        page.fill(f'#create-form fieldset[data-game="{game}"] [name="{field}"]', value)
+    page.click("text=Create the game and sit down")
+    page.wait_for_url("**/table/**")
+    return game_id_of(page)

@@ -1,0 +1,68 @@
+"""The lobby and a shared table link: bots added, seats taken, a spectator
+who joins from the table page, and a live stream that drops and reconnects."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, Route, expect
+
+from .helpers import Site, seat_of
+
+pytestmark = pytest.mark.browser
+
+
+def test_seats_from_the_lobby_and_the_table_page(page: Page, browser: Browser, site: Site) -> None:
+    game_id = site.api("POST", "/games", json={"game": "murlan"})["game_id"]
+    page.goto("/")
+    page.fill("#player-name", "Bea")
+    page.select_option('#filter-form [name="status"]', "seating")
+    page.click('#filter-form button[type="submit"]')
+    row = page.locator(f'#games tr[data-game="{game_id}"]')
+    expect(row).to_contain_text("4 free seats")
+    for free in (3, 2):
+        row.get_by_role("button", name="Add a bot").click()
+        expect(row).to_contain_text(f"{free} free seats")
+    row.get_by_role("button", name="Take a seat").click()
+    page.wait_for_url(f"**/table/{game_id}")
+    assert seat_of(page, game_id)["seat"] == 2
+    expect(page.locator("#status")).to_contain_text("3 of 4 seats taken")
+
+    # A friend opens the shared link: no token there, so a public view and a
+    # form to sit down. The friend's first live stream drops after its first
+    # line; the page must reconnect with ?after=<the version it had>.
+    friend_context = browser.new_context(base_url=site.url)
+    friend = friend_context.new_page()
+    streams: list[str] = []
+
+    def drop_first(route: Route) -> None:
+        streams.append(route.request.url)
+        if len(streams) > 1:
+            route.continue_()
+            return
+        view: dict[str, Any] = site.view(game_id)
+        line = json.dumps({"kind": "view", "version": view["version"], "view": view})
+        route.fulfill(status=200, content_type="application/x-ndjson", body=line + "\n")
+
+    friend.route("**/games/*/events*", drop_first)
+    friend.goto(f"/table/{game_id}")
+    expect(friend.locator("#conn")).to_have_text("live")
+    assert len(streams) >= 2 and "after=" in streams[1], streams
+    expect(friend.locator("#join")).to_be_visible()
+    expect(friend.locator("#you")).to_be_hidden()
+    friend.fill('#join-form [name="name"]', "Cy")
+    friend.fill('#join-form [name="client_seed"]', "cy-seed_1")
+    friend.click('#join-form button[type="submit"]')
+    expect(friend.locator("#join")).to_be_hidden()
+    expect(friend.locator("#you #hand .card")).not_to_have_count(0)
+    assert seat_of(friend, game_id)["seat"] == 3
+    assert site.view(game_id)["seats"][3]["client_seed"] == "cy-seed_1"
+
+    # Bea's page saw the game start over its own live stream.
+    expect(page.locator("#seats .seat")).to_have_count(4)
+    expect(page.locator("#seats")).to_contain_text("Cy")
+    expect(page.locator("#hand .card")).not_to_have_count(0)
+    site.shot(friend, "table-joined")
+    friend_context.close()
