@@ -182,6 +182,14 @@ def speed(seconds: float) -> None:
     print(f"    engine API / RLCard env (public APIs, random agents) = {api / env:5.1f}x")
     print(f"    playout / RLCard game   (game cores)                = {fast / core:5.1f}x")
     print(f"    engine API / RLCard game                            = {api / core:5.1f}x")
+    # A Murlan hand has more moves than a Dou Dizhu game; per move (the playout
+    # makes the same random moves as the engine API, so has as many a hand):
+    per_hand = steps["engine API"] / done["engine API"]
+    per_game = steps["RLCard game"] / done["RLCard game"]
+    print(
+        f"    per move: playout {fast * per_hand:,.0f}/s, RLCard game {core * per_game:,.0f}/s"
+        f" = {fast * per_hand / (core * per_game):5.1f}x"
+    )
 
 
 def bot_strength(hands: int, seed: int) -> None:

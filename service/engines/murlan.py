@@ -261,6 +261,10 @@ class Match(NamedTuple):
 
 
 class MurlanState(NamedTuple):
+    """The whole state: the table's options (``any_higher`` is
+    ``straight_beats: any_higher``), the phase (``dealing``, ``exchange``,
+    ``playing``, ``over``) and its three parts."""
+
     any_higher: bool
     exchange_min_rank: int
     phase: str = DEALING

@@ -4,9 +4,12 @@ going out and scoring, the match's target, the exchange, errors, views."""
 from __future__ import annotations
 
 import json
+from itertools import combinations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.engines.base import HIDDEN, OptionError, RuleError
 from service.engines.murlan import (
@@ -32,7 +35,7 @@ from service.engines.murlan import (
     TopTied,
     WentOut,
 )
-from service.engines.murlan_combos import CARD_CODES
+from service.engines.murlan_combos import CARD_CODES, CARD_NAMES
 from tests.engines.test_murlan_support import (
     SHUFFLER,
     FixedDeck,
@@ -500,3 +503,48 @@ def test_states_are_plain_values() -> None:
     after, _ = play(a, 0, "5H")
     assert a == b and after != a  # apply never changes its input
     assert codes("5H") == codes("5h") == (CARD_CODES["5H"],)
+
+
+# -- decide agrees with legal_moves on every subset of a hand -------------------------------
+TABLE_CHOICES = [
+    None,
+    "7C",
+    "2S",
+    "BJ",
+    "9C 9D",
+    "4C 4D 4H",
+    "QC QD QH QS",
+    "3C 4D 5H 6S 7C",
+    "AC 2D 3H 4S 5C",
+    "6C 7D 8H 9S TC JD",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hand=st.lists(st.sampled_from(CARD_NAMES), min_size=1, max_size=10, unique=True),
+    table=st.sampled_from(TABLE_CHOICES),
+    any_higher=st.booleans(),
+)
+def test_decide_accepts_exactly_the_listed_moves(
+    hand: list[str], table: str | None, any_higher: bool
+) -> None:
+    held = [c for c in hand if table is None or c not in table.split()]
+    if not held:
+        return
+    options = {"straight_beats": "any_higher"} if any_higher else {}
+    state = position(
+        {0: " ".join(held), 1: "3D"}, turn=0, table=table, table_seat=1 if table else -1, **options
+    )
+    legal = ENGINE.legal_moves(state, 0)
+    listed = {tuple(m["cards"]) for m in legal if m["action"] == "play"}
+    assert ({"action": "pass"} in legal) == (table is not None)
+    assert len(listed) == len(legal) - (table is not None)
+    for size in range(1, len(held) + 1):
+        for subset in combinations(sorted(held, key=CARD_NAMES.index), size):
+            try:
+                ENGINE.decide(state, 0, {"action": "play", "cards": list(subset)})
+            except RuleError:
+                assert subset not in listed
+            else:
+                assert subset in listed
