@@ -78,7 +78,10 @@ export const gamePath = (gameId) => `/games/${encodeURIComponent(gameId)}`;
 
 /** Submit a move; a fresh idempotency key makes a retried click land once. */
 export function submitMove(gameId, token, move) {
-  const key = window.crypto && window.crypto.randomUUID ? window.crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
+  const key =
+    window.crypto && window.crypto.randomUUID
+      ? window.crypto.randomUUID()
+      : `${Date.now()}-${Math.random()}`;
   return postJson(`${gamePath(gameId)}/moves`, { move, idempotency_key: key }, token);
 }
 

@@ -8,18 +8,32 @@ const SUITS = {
   S: { symbol: '♠', name: 'spades', colour: 'black' },
 };
 const RANK_NAMES = {
-  2: 'two', 3: 'three', 4: 'four', 5: 'five', 6: 'six', 7: 'seven', 8: 'eight',
-  9: 'nine', T: 'ten', J: 'jack', Q: 'queen', K: 'king', A: 'ace',
+  2: 'two',
+  3: 'three',
+  4: 'four',
+  5: 'five',
+  6: 'six',
+  7: 'seven',
+  8: 'eight',
+  9: 'nine',
+  T: 'ten',
+  J: 'jack',
+  Q: 'queen',
+  K: 'king',
+  A: 'ace',
 };
 export const SUIT_SYMBOL = Object.fromEntries(Object.entries(SUITS).map(([k, v]) => [k, v.symbol]));
 
 /** What a card looks like: {rank, symbol, colour, label}. */
 export function face(card) {
-  if (card === 'BJ') return { rank: 'JOKER', symbol: '★', colour: 'black', label: 'black joker', joker: true };
-  if (card === 'RJ') return { rank: 'JOKER', symbol: '★', colour: 'red', label: 'red joker', joker: true };
+  if (card === 'BJ')
+    return { rank: 'JOKER', symbol: '★', colour: 'black', label: 'black joker', joker: true };
+  if (card === 'RJ')
+    return { rank: 'JOKER', symbol: '★', colour: 'red', label: 'red joker', joker: true };
   const rank = card[0];
   const suit = SUITS[card[1]];
-  if (!suit || !RANK_NAMES[rank]) return { rank: '?', symbol: '', colour: 'hidden', label: 'hidden card' };
+  if (!suit || !RANK_NAMES[rank])
+    return { rank: '?', symbol: '', colour: 'hidden', label: 'hidden card' };
   return {
     rank: rank === 'T' ? '10' : rank,
     symbol: suit.symbol,
@@ -37,13 +51,22 @@ export function cardView(card, extra = '') {
   const f = face(card);
   return h(
     'span',
-    { className: `card ${f.colour}${f.joker ? ' joker' : ''} ${extra}`.trim(), role: 'img', 'aria-label': f.label, title: f.label, dataset: { card } },
+    {
+      className: `card ${f.colour}${f.joker ? ' joker' : ''} ${extra}`.trim(),
+      role: 'img',
+      'aria-label': f.label,
+      title: f.label,
+      dataset: { card },
+    },
     faceNodes(f),
   );
 }
 
 /** A card to press: a toggle button with aria-pressed. */
-export function cardButton(card, { pressed = false, disabled = false, onclick, focusKey, extra = '' } = {}) {
+export function cardButton(
+  card,
+  { pressed = false, disabled = false, onclick, focusKey, extra = '' } = {},
+) {
   const f = face(card);
   return h(
     'button',
@@ -63,16 +86,22 @@ export function cardButton(card, { pressed = false, disabled = false, onclick, f
 
 /** A row of cards to look at. */
 export function cardRow(cards, className = '') {
-  return h('span', { className: `cards ${className}`.trim() }, (cards || []).map((c) => cardView(c)));
+  return h(
+    'span',
+    { className: `cards ${className}`.trim() },
+    (cards || []).map((c) => cardView(c)),
+  );
 }
 
 /** Cards as text, e.g. "10♦ A♠". */
 export function cardText(cards) {
-  return (cards || []).map((c) => {
-    const f = face(c);
-    if (f.colour === 'hidden') return 'a hidden card';
-    return f.joker ? f.label : `${f.rank}${f.symbol}`;
-  }).join(' ');
+  return (cards || [])
+    .map((c) => {
+      const f = face(c);
+      if (f.colour === 'hidden') return 'a hidden card';
+      return f.joker ? f.label : `${f.rank}${f.symbol}`;
+    })
+    .join(' ');
 }
 
 export function suitText(suit) {

@@ -13,7 +13,8 @@ export function h(tag, props = {}, ...children) {
     else if (key.startsWith('on') && typeof value === 'function') {
       node.addEventListener(key.slice(2), value);
     } else if (key === 'value') node.value = value;
-    else if (key === 'checked' || key === 'disabled' || key === 'hidden') node[key] = Boolean(value);
+    else if (key === 'checked' || key === 'disabled' || key === 'hidden')
+      node[key] = Boolean(value);
     else node.setAttribute(key, value === true ? '' : String(value));
   }
   append(node, children);

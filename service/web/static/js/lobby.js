@@ -55,7 +55,8 @@ function optionsOf(form, game) {
     options.exchange_min_rank = intField(form, 'exchange_min_rank');
   }
   if (game === 'azi') {
-    for (const name of ['deck', 'cards', 'buy_in', 'ante', 'min_bet']) options[name] = intField(form, name);
+    for (const name of ['deck', 'cards', 'buy_in', 'ante', 'min_bet'])
+      options[name] = intField(form, name);
     options.six_on_stage = form.elements.six_on_stage.checked;
     options.azi_buy_in = form.elements.azi_buy_in.value;
   }
@@ -105,14 +106,18 @@ function seatsCell(view) {
   return h(
     'td',
     {},
-    view.seats.filter((s) => s.name).map((s, i) => h(
-      'span',
-      { className: 'player' },
-      i ? ', ' : '',
-      s.name,
-      s.bot ? h('span', { className: 'tag bot' }, 'bot') : null,
-      held && held.seat === s.seat ? h('span', { className: 'tag you' }, 'you') : null,
-    )),
+    view.seats
+      .filter((s) => s.name)
+      .map((s, i) =>
+        h(
+          'span',
+          { className: 'player' },
+          i ? ', ' : '',
+          s.name,
+          s.bot ? h('span', { className: 'tag bot' }, 'bot') : null,
+          held && held.seat === s.seat ? h('span', { className: 'tag you' }, 'you') : null,
+        ),
+      ),
     free ? h('div', { className: 'hint' }, `${free} free seat${free === 1 ? '' : 's'}`) : null,
   );
 }
@@ -125,33 +130,57 @@ function actionsCell(view, refreshRow) {
   if (held) buttons.push(h('a', { className: 'button primary', href: table }, 'Back to your seat'));
   if (view.status === 'seating') {
     if (!held) {
-      buttons.push(h('button', {
-        type: 'button',
-        className: 'primary',
-        onclick: async () => {
-          showError('#list-error', null);
-          try {
-            await sitDown(id);
-            window.location.assign(table);
-          } catch (error) { showError('#list-error', error); }
-        },
-      }, 'Take a seat'));
+      buttons.push(
+        h(
+          'button',
+          {
+            type: 'button',
+            className: 'primary',
+            onclick: async () => {
+              showError('#list-error', null);
+              try {
+                await sitDown(id);
+                window.location.assign(table);
+              } catch (error) {
+                showError('#list-error', error);
+              }
+            },
+          },
+          'Take a seat',
+        ),
+      );
     }
-    buttons.push(h('button', {
-      type: 'button',
-      onclick: async () => {
-        showError('#list-error', null);
-        try {
-          await addBot(id, view.seats.filter((s) => s.name).length + 1);
-          await refreshRow();
-        } catch (error) { showError('#list-error', error); }
-      },
-    }, 'Add a bot'));
+    buttons.push(
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: async () => {
+            showError('#list-error', null);
+            try {
+              await addBot(id, view.seats.filter((s) => s.name).length + 1);
+              await refreshRow();
+            } catch (error) {
+              showError('#list-error', error);
+            }
+          },
+        },
+        'Add a bot',
+      ),
+    );
   } else if (!held) {
-    buttons.push(h('a', { className: 'button', href: table }, view.status === 'ended' ? 'Final table' : 'Watch'));
+    buttons.push(
+      h(
+        'a',
+        { className: 'button', href: table },
+        view.status === 'ended' ? 'Final table' : 'Watch',
+      ),
+    );
   }
   if (view.status === 'ended') {
-    buttons.push(h('a', { className: 'button', href: `/replay/${encodeURIComponent(id)}` }, 'Replay'));
+    buttons.push(
+      h('a', { className: 'button', href: `/replay/${encodeURIComponent(id)}` }, 'Replay'),
+    );
   }
   return h('td', {}, h('div', { className: 'actions-cell' }, buttons));
 }
@@ -161,9 +190,18 @@ function gameRow(view) {
   const draw = (v) => {
     fill(
       row,
-      h('td', {}, h('strong', {}, GAME_NAMES[v.game] || v.game), h('div', { className: 'hint mono' }, v.game_id)),
+      h(
+        'td',
+        {},
+        h('strong', {}, GAME_NAMES[v.game] || v.game),
+        h('div', { className: 'hint mono' }, v.game_id),
+      ),
       seatsCell(v),
-      h('td', {}, h('span', { className: `tag status-${v.status}` }, STATUS_NAMES[v.status] || v.status)),
+      h(
+        'td',
+        {},
+        h('span', { className: `tag status-${v.status}` }, STATUS_NAMES[v.status] || v.status),
+      ),
       actionsCell(v, async () => draw(await getJson(gamePath(v.game_id)))),
     );
   };
@@ -183,7 +221,11 @@ async function loadGames(more = false) {
   try {
     const page = await getJson(`/games?${params}`);
     // A game whose view cannot be read now is still listed, from its summary.
-    const views = await Promise.all(page.items.map((item) => getJson(gamePath(item.game_id)).catch(() => ({ ...item, seats: [] }))));
+    const views = await Promise.all(
+      page.items.map((item) =>
+        getJson(gamePath(item.game_id)).catch(() => ({ ...item, seats: [] })),
+      ),
+    );
     const rows = views.map(gameRow);
     const body = $('#games tbody');
     if (more) body.append(...rows);
@@ -192,7 +234,10 @@ async function loadGames(more = false) {
     $('#more').hidden = !cursor;
     $('#games-empty').hidden = body.children.length > 0;
   } catch (error) {
-    showError('#list-error', error instanceof ApiProblem ? error : new Error(`Could not load the games: ${error}`));
+    showError(
+      '#list-error',
+      error instanceof ApiProblem ? error : new Error(`Could not load the games: ${error}`),
+    );
   }
 }
 
@@ -201,7 +246,10 @@ function start() {
   $('#game').addEventListener('change', syncOptionFields);
   $('[name="seats"]').addEventListener('input', syncOptionFields);
   $('#create-form').addEventListener('submit', createGame);
-  $('#filter-form').addEventListener('submit', (event) => { event.preventDefault(); loadGames(); });
+  $('#filter-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    loadGames();
+  });
   $('#more').addEventListener('click', () => loadGames(true));
   syncOptionFields();
   loadGames();

@@ -19,8 +19,21 @@ const name = (s) => seatName(doc.seats, s);
 /** The table after events[0..upto], as far as the viewer needs it. */
 function fold(upto) {
   const st = {
-    deal: null, dealIndex: -1, gone: new Set(), given: new Set(), gained: {}, scores: null, lastPlay: null,
-    trick: [], tricks: {}, rounds: [], pot: 0, stacks: null, trump: null, trumpCard: null, out: [],
+    deal: null,
+    dealIndex: -1,
+    gone: new Set(),
+    given: new Set(),
+    gained: {},
+    scores: null,
+    lastPlay: null,
+    trick: [],
+    tricks: {},
+    rounds: [],
+    pot: 0,
+    stacks: null,
+    trump: null,
+    trumpCard: null,
+    out: [],
   };
   if (doc.game === 'azi') st.stacks = doc.seats.map(() => doc.options.buy_in);
   for (let i = 0; i <= upto; i += 1) {
@@ -29,7 +42,11 @@ function fold(upto) {
       case 'Dealt':
       case 'HandDealt':
         st.dealIndex += 1;
-        st.deal = doc.deals[st.dealIndex] || { deal: e.deal, dealer: e.dealer, hands: Object.fromEntries(e.hands.map((hd, s) => [String(s), hd])) };
+        st.deal = doc.deals[st.dealIndex] || {
+          deal: e.deal,
+          dealer: e.dealer,
+          hands: Object.fromEntries(e.hands.map((hd, s) => [String(s), hd])),
+        };
         st.gone = new Set();
         st.given = new Set();
         st.gained = {};
@@ -38,7 +55,10 @@ function fold(upto) {
         st.tricks = {};
         st.rounds = [];
         st.out = [];
-        if (e.trump !== undefined) { st.trump = e.trump; st.trumpCard = e.trump_card; }
+        if (e.trump !== undefined) {
+          st.trump = e.trump;
+          st.trumpCard = e.trump_card;
+        }
         break;
       case 'CardsPlayed':
         e.cards.forEach((card) => st.gone.add(card));
@@ -69,7 +89,10 @@ function fold(upto) {
         if (e.stacks) st.stacks = e.stacks;
         break;
       case 'AntesPaid':
-        e.antes.forEach((a, s) => { st.pot += a; st.stacks[s] -= a; });
+        e.antes.forEach((a, s) => {
+          st.pot += a;
+          st.stacks[s] -= a;
+        });
         break;
       case 'BetPlaced':
       case 'Called':
@@ -81,7 +104,10 @@ function fold(upto) {
         if (e.card && e.card !== '??') st.gone.add(e.card);
         break;
       case 'CardPlayed':
-        if (st.trick.length && st.trickDone) { st.trick = []; st.trickDone = false; }
+        if (st.trick.length && st.trickDone) {
+          st.trick = [];
+          st.trickDone = false;
+        }
         st.trick.push({ seat: e.seat, card: e.card });
         st.gone.add(e.card);
         break;
@@ -90,7 +116,9 @@ function fold(upto) {
         st.trickDone = true;
         break;
       case 'PotSettled':
-        e.payouts.forEach((p, s) => { st.stacks[s] += p; });
+        e.payouts.forEach((p, s) => {
+          st.stacks[s] += p;
+        });
         st.pot = 0;
         break;
       default:
@@ -104,47 +132,121 @@ function fold(upto) {
 
 function handsView(st) {
   if (!st.deal) return h('p', { className: 'hint' }, 'No cards have been dealt yet at this step.');
-  const rows = Object.keys(st.deal.hands).sort((a, b) => Number(a) - Number(b)).map((key) => {
-    const s = Number(key);
-    const dealt = st.deal.hands[key];
-    const gained = st.gained[s] || [];
-    return h(
-      'div',
-      { className: 'hand-row', dataset: { seat: key } },
-      h('div', {}, h('strong', {}, name(s)), st.deal.dealer === s ? h('span', { className: 'tag' }, 'dealer') : null),
-      h('span', { className: 'cards' },
-        dealt.map((card) => cardView(card, `small${st.gone.has(card) || st.given.has(card) ? ' played' : ''}`)),
-        gained.map((card) => cardView(card, `small received${st.gone.has(card) ? ' played' : ''}`))),
-    );
-  });
+  const rows = Object.keys(st.deal.hands)
+    .sort((a, b) => Number(a) - Number(b))
+    .map((key) => {
+      const s = Number(key);
+      const dealt = st.deal.hands[key];
+      const gained = st.gained[s] || [];
+      return h(
+        'div',
+        { className: 'hand-row', dataset: { seat: key } },
+        h(
+          'div',
+          {},
+          h('strong', {}, name(s)),
+          st.deal.dealer === s ? h('span', { className: 'tag' }, 'dealer') : null,
+        ),
+        h(
+          'span',
+          { className: 'cards' },
+          dealt.map((card) =>
+            cardView(card, `small${st.gone.has(card) || st.given.has(card) ? ' played' : ''}`),
+          ),
+          gained.map((card) =>
+            cardView(card, `small received${st.gone.has(card) ? ' played' : ''}`),
+          ),
+        ),
+      );
+    });
   return h('div', { className: 'hands', id: 'hands' }, rows);
 }
 
 function tableView(st) {
   const parts = [];
   if (doc.game === 'murlan') {
-    parts.push(st.lastPlay
-      ? h('p', {}, `On the table: ${st.lastPlay.combination} by ${name(st.lastPlay.seat)} `, cardRow(st.lastPlay.cards, 'small'))
-      : h('p', { className: 'hint' }, 'The table is clear.'));
+    parts.push(
+      st.lastPlay
+        ? h(
+            'p',
+            {},
+            `On the table: ${st.lastPlay.combination} by ${name(st.lastPlay.seat)} `,
+            cardRow(st.lastPlay.cards, 'small'),
+          )
+        : h('p', { className: 'hint' }, 'The table is clear.'),
+    );
     if (st.out.length) parts.push(h('p', {}, `Out: ${st.out.map(name).join(', ')}`));
   }
   if (doc.game === 'azi') {
-    parts.push(h('p', {}, h('span', { className: 'pot' }, `Pot ${st.pot}`),
-      st.trump ? ` · trump ${suitText(st.trump)} ` : '', st.trumpCard ? cardView(st.trumpCard, 'small') : null));
+    parts.push(
+      h(
+        'p',
+        {},
+        h('span', { className: 'pot' }, `Pot ${st.pot}`),
+        st.trump ? ` · trump ${suitText(st.trump)} ` : '',
+        st.trumpCard ? cardView(st.trumpCard, 'small') : null,
+      ),
+    );
     if (st.trick.length) {
-      parts.push(h('div', { className: 'trick' }, st.trick.map((p) => h('div', { className: 'play' }, cardView(p.card, 'small'), h('span', { className: 'who' }, name(p.seat))))));
+      parts.push(
+        h(
+          'div',
+          { className: 'trick' },
+          st.trick.map((p) =>
+            h(
+              'div',
+              { className: 'play' },
+              cardView(p.card, 'small'),
+              h('span', { className: 'who' }, name(p.seat)),
+            ),
+          ),
+        ),
+      );
     }
-    parts.push(h('p', {}, `Stacks: ${doc.seats.map((s) => `${name(s.seat)} ${st.stacks[s.seat]}`).join(', ')}`));
+    parts.push(
+      h(
+        'p',
+        {},
+        `Stacks: ${doc.seats.map((s) => `${name(s.seat)} ${st.stacks[s.seat]}`).join(', ')}`,
+      ),
+    );
   }
   if (doc.game === 'hazari' && st.rounds.length) {
-    parts.push(h('div', { className: 'rounds' }, st.rounds.map((r) => h(
-      'div', { className: 'round' },
-      h('h4', {}, `Round ${r.round}: ${name(r.winner)} wins ${r.points} points`),
-      h('div', { className: 'laid' }, r.order.map((s) => h('div', { className: s === r.winner ? 'winner' : '' },
-        h('div', {}, name(s)), cardRow(r.laid[s], 'small'), h('div', { className: 'hint' }, r.combos[s])))),
-    ))));
+    parts.push(
+      h(
+        'div',
+        { className: 'rounds' },
+        st.rounds.map((r) =>
+          h(
+            'div',
+            { className: 'round' },
+            h('h4', {}, `Round ${r.round}: ${name(r.winner)} wins ${r.points} points`),
+            h(
+              'div',
+              { className: 'laid' },
+              r.order.map((s) =>
+                h(
+                  'div',
+                  { className: s === r.winner ? 'winner' : '' },
+                  h('div', {}, name(s)),
+                  cardRow(r.laid[s], 'small'),
+                  h('div', { className: 'hint' }, r.combos[s]),
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
   }
-  if (st.scores) parts.push(h('p', {}, `Scores: ${doc.seats.map((s) => `${name(s.seat)} ${st.scores[s.seat]}`).join(', ')}`));
+  if (st.scores)
+    parts.push(
+      h(
+        'p',
+        {},
+        `Scores: ${doc.seats.map((s) => `${name(s.seat)} ${st.scores[s.seat]}`).join(', ')}`,
+      ),
+    );
   return parts;
 }
 
@@ -154,7 +256,8 @@ function go(next) {
   const st = fold(position);
   const event = doc.events[position];
   $('#position').value = String(position);
-  $('#step-pos').textContent = `Step ${position + 1} of ${doc.events.length}${st.deal ? ` · deal ${st.deal.deal + 1} of ${doc.deals.length}` : ''}`;
+  $('#step-pos').textContent =
+    `Step ${position + 1} of ${doc.events.length}${st.deal ? ` · deal ${st.deal.deal + 1} of ${doc.deals.length}` : ''}`;
   $('#current').textContent = describe(event, doc.seats);
   $('#back').disabled = position === 0;
   $('#forward').disabled = position === last;
@@ -163,7 +266,13 @@ function go(next) {
   fill(
     $('#replay-board'),
     h('h2', {}, st.deal ? `Deal ${st.deal.deal + 1}: the hands as dealt` : 'Before the first deal'),
-    st.deal ? h('p', { className: 'hint' }, 'Faded cards have been played; ringed cards were received in the exchange.') : null,
+    st.deal
+      ? h(
+          'p',
+          { className: 'hint' },
+          'Faded cards have been played; ringed cards were received in the exchange.',
+        )
+      : null,
     handsView(st),
     tableView(st),
   );
@@ -176,14 +285,22 @@ function go(next) {
 }
 
 function jumpDeal(direction) {
-  const target = direction < 0
-    ? [...dealSteps].reverse().find((i) => i < position)
-    : dealSteps.find((i) => i > position);
+  const target =
+    direction < 0
+      ? [...dealSteps].reverse().find((i) => i < position)
+      : dealSteps.find((i) => i > position);
   if (target !== undefined) go(target);
 }
 
 function onKey(event) {
-  if (!doc || event.target.matches('input, select, textarea') || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (
+    !doc ||
+    event.target.matches('input, select, textarea') ||
+    event.altKey ||
+    event.ctrlKey ||
+    event.metaKey
+  )
+    return;
   const keys = {
     ArrowLeft: () => go(position - 1),
     ArrowRight: () => go(position + 1),
@@ -219,14 +336,23 @@ async function verifyBadge() {
 }
 
 function seedsList() {
-  const rows = [['commitment', doc.commitment], ['server seed', doc.server_seed || 'secret until the game ends']];
+  const rows = [
+    ['commitment', doc.commitment],
+    ['server seed', doc.server_seed || 'secret until the game ends'],
+  ];
   for (const s of doc.seats) rows.push([`${s.name}’s client seed`, s.client_seed]);
-  fill($('#seeds'), rows.map(([k, val]) => [h('dt', {}, k), h('dd', { className: 'mono' }, val)]));
+  fill(
+    $('#seeds'),
+    rows.map(([k, val]) => [h('dt', {}, k), h('dd', { className: 'mono' }, val)]),
+  );
 }
 
 function resultText() {
   const r = doc.result || {};
-  if (doc.game === 'azi') return r.results ? `Results: ${doc.seats.map((s) => `${s.name} ${r.results[s.seat]}`).join(', ')}` : '';
+  if (doc.game === 'azi')
+    return r.results
+      ? `Results: ${doc.seats.map((s) => `${s.name} ${r.results[s.seat]}`).join(', ')}`
+      : '';
   if (!r.scores) return '';
   const winners = (r.winners || []).map(name).join(', ');
   return `${winners ? `Winner: ${winners}. ` : ''}Scores: ${doc.seats.map((s) => `${s.name} ${r.scores[s.seat]}`).join(', ')}`;
@@ -246,12 +372,25 @@ async function start() {
   }
   document.title = `Replay · ${GAME_NAMES[doc.game] || doc.game} · cardroom`;
   $('#title').textContent = `Replay: ${GAME_NAMES[doc.game] || doc.game}`;
-  $('#meta').textContent = `game ${doc.game_id} · ${doc.deals.length} deal${doc.deals.length === 1 ? '' : 's'} · ${doc.events.length} events${doc.complete ? '' : ' · not finished: hidden cards stay hidden'} · ${resultText()}`;
+  $('#meta').textContent =
+    `game ${doc.game_id} · ${doc.deals.length} deal${doc.deals.length === 1 ? '' : 's'} · ${doc.events.length} events${doc.complete ? '' : ' · not finished: hidden cards stay hidden'} · ${resultText()}`;
   seedsList();
   dealSteps = doc.events.map((e, i) => (DEAL_TYPES.has(e.type) ? i : -1)).filter((i) => i >= 0);
-  items = doc.events.map((e, i) => h('li', { dataset: { step: String(i) } },
-    h('button', { type: 'button', tabindex: '-1', onclick: () => go(i) }, h('span', { className: 'ver' }, String(e.version)), describe(e, doc.seats),
-      e.move && e.type === 'Arranged' ? ` (${e.move.groups.map((g) => cardText(g)).join(' | ')})` : '')));
+  items = doc.events.map((e, i) =>
+    h(
+      'li',
+      { dataset: { step: String(i) } },
+      h(
+        'button',
+        { type: 'button', tabindex: '-1', onclick: () => go(i) },
+        h('span', { className: 'ver' }, String(e.version)),
+        describe(e, doc.seats),
+        e.move && e.type === 'Arranged'
+          ? ` (${e.move.groups.map((g) => cardText(g)).join(' | ')})`
+          : '',
+      ),
+    ),
+  );
   fill($('#events'), items);
   const range = $('#position');
   range.max = String(doc.events.length - 1);

@@ -1,6 +1,14 @@
 // The table page: one seat's view of a game, kept live from the event stream.
 import {
-  ApiProblem, forgetSeat, gamePath, getJson, keepSeat, liveLines, postJson, seatOf, submitMove,
+  ApiProblem,
+  forgetSeat,
+  gamePath,
+  getJson,
+  keepSeat,
+  liveLines,
+  postJson,
+  seatOf,
+  submitMove,
 } from './api.js';
 import { $, fill, gameIdFromPath, h, sleep } from './dom.js';
 import { describe, seatName } from './events.js';
@@ -63,7 +71,10 @@ function statusLine(v, c) {
   const detail = mod.statusText ? mod.statusText(v, c) : '';
   if (mine) return [`Your turn${detail ? ` — ${detail}` : ''}`, true];
   const others = v.to_act.map((s) => c.name(s)).join(', ');
-  return [others ? `Waiting for ${others}${detail ? ` — ${detail}` : ''}` : detail || 'Dealing…', false];
+  return [
+    others ? `Waiting for ${others}${detail ? ` — ${detail}` : ''}` : detail || 'Dealing…',
+    false,
+  ];
 }
 
 function seatCard(v, s, c) {
@@ -77,7 +88,10 @@ function seatCard(v, s, c) {
   if (player.stack !== null && player.stack !== undefined) facts.push(`stack ${player.stack}`);
   return h(
     'div',
-    { className: `seat${acting ? ' acting' : ''}${c.seat === s ? ' me' : ''}`, dataset: { seat: String(s) } },
+    {
+      className: `seat${acting ? ' acting' : ''}${c.seat === s ? ' me' : ''}`,
+      dataset: { seat: String(s) },
+    },
     h(
       'div',
       { className: 'name' },
@@ -86,7 +100,13 @@ function seatCard(v, s, c) {
       c.seat === s ? h('span', { className: 'tag you' }, 'you') : null,
       acting ? h('span', { className: 'tag turn' }, 'to act') : null,
     ),
-    h('div', { className: 'facts' }, [facts.join(' · '), ...(mod.seatFacts ? mod.seatFacts(v, s, c) : [])].filter(Boolean).join(' · ')),
+    h(
+      'div',
+      { className: 'facts' },
+      [facts.join(' · '), ...(mod.seatFacts ? mod.seatFacts(v, s, c) : [])]
+        .filter(Boolean)
+        .join(' · '),
+    ),
   );
 }
 
@@ -97,7 +117,8 @@ function render() {
   const mod = MODULES[v.game];
   document.title = `${GAME_NAMES[v.game] || v.game} · cardroom`;
   $('#title').textContent = `${GAME_NAMES[v.game] || v.game}`;
-  $('#meta').textContent = `game ${v.game_id} · version ${v.version}${c.seat !== null ? ` · you are seat ${c.seat + 1}` : ' · watching'}`;
+  $('#meta').textContent =
+    `game ${v.game_id} · version ${v.version}${c.seat !== null ? ` · you are seat ${c.seat + 1}` : ' · watching'}`;
   const replay = $('#replay-link');
   replay.href = `/replay/${encodeURIComponent(gameId)}`;
   replay.hidden = v.status !== 'ended';
@@ -106,7 +127,10 @@ function render() {
   status.textContent = text;
   status.classList.toggle('mine', mine);
   $('#join').hidden = !(v.status === 'seating' && c.seat === null);
-  fill($('#seats'), v.seats.map((_, s) => seatCard(v, s, c)));
+  fill(
+    $('#seats'),
+    v.seats.map((_, s) => seatCard(v, s, c)),
+  );
   fill($('#board'), mod.board(v, c));
   const you = $('#you');
   you.hidden = c.seat === null || v.status === 'seating';
@@ -135,14 +159,20 @@ function addLog(event) {
 function drawLog() {
   const versions = [...log.keys()].sort((a, b) => b - a).slice(0, LOG_SIZE);
   for (const old of [...log.keys()]) if (!versions.includes(old)) log.delete(old);
-  fill($('#log'), versions.map((ver) => h('li', {}, h('span', { className: 'ver' }, String(ver)), log.get(ver))));
+  fill(
+    $('#log'),
+    versions.map((ver) => h('li', {}, h('span', { className: 'ver' }, String(ver)), log.get(ver))),
+  );
 }
 
 async function prefillLog(version) {
   if (logPrefilled) return;
   logPrefilled = true;
   try {
-    const page = await getJson(`${gamePath(gameId)}/events?after=${Math.max(0, version - 40)}`, token());
+    const page = await getJson(
+      `${gamePath(gameId)}/events?after=${Math.max(0, version - 40)}`,
+      token(),
+    );
     for (const event of page.events) addLog(event);
   } catch {
     // the log is a convenience; the table itself is already drawn
