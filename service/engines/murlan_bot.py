@@ -8,9 +8,10 @@ wants. Each candidate play is scored by the plan of the cards it leaves,
 plus what it spends of the hand's strength; passing keeps the plan as it
 is. That one rule gives the behaviour players expect: shed low cards and
 low combinations first, keep quads, don't break a straight for a single.
-Two overrides: play anything that empties the hand, and when an opponent
-is about to go out, stop saving strength and beat the table as high as
-possible (or lead what he cannot follow).
+Three overrides: play anything that empties the hand; leading with a sure
+winner and one more combination, play the winner first (finish strong);
+and when an opponent is about to go out, stop saving strength and beat the
+table as high as possible (or lead what he cannot follow).
 """
 
 from __future__ import annotations
@@ -90,8 +91,8 @@ def counts_of(cards: Sequence[int]) -> list[int]:
     return counts
 
 
-def _danger(state: MurlanState, seat: int) -> int:
-    """The fewest cards an opponent still in holds (99 when none is close)."""
+def _fewest_cards(state: MurlanState, seat: int) -> int:
+    """The fewest cards an opponent still in holds (99 if none is in)."""
     fewest = 99
     for s, hand in enumerate(state.deal.hands):
         if s != seat and hand:
@@ -114,13 +115,13 @@ def choose_play(
         if finish is not None:
             return finish
     counts = counts_of(hand)
-    danger = _danger(state, seat) <= DANGER_CARDS
+    fewest = _fewest_cards(state, seat)
+    danger = fewest <= DANGER_CARDS
     leading = state.trick.table is None
     best: tuple[int, ...] | None = None
     best_score = plan_cost(tuple(counts)) if not leading else float("inf")
     if danger and not leading:
-        best_score = float("inf")  # never let a nearly finished opponent keep the table
-    fewest = _danger(state, seat)
+        best_score = float("inf")  # an opponent is close to going out: beat whenever able
     for play in options:
         combo = classify(play)
         assert combo is not None

@@ -39,13 +39,14 @@ CARD_NAMES: Final[tuple[str, ...]] = (
     "RJ",
 )
 CARD_CODES: Final[dict[str, int]] = {name: code for code, name in enumerate(CARD_NAMES)}
-RANK_OF: Final[tuple[int, ...]] = (*(code >> 2 for code in range(52)), 13, 14)
+RANK_OF: Final[tuple[int, ...]] = (
+    *(code >> 2 for code in range(52)),
+    BLACK_JOKER_RANK,
+    RED_JOKER_RANK,
+)
 RANK_START: Final[tuple[int, ...]] = (*range(0, 52, 4), 52, 53)
 """The lowest code of each rank."""
 DECK_SIZE: Final = 54
-THREE_OF_SPADES: Final = CARD_CODES["3S"]
-BLACK_JOKER: Final = CARD_CODES["BJ"]
-RED_JOKER: Final = CARD_CODES["RJ"]
 
 SINGLE: Final = "single"
 PAIR: Final = "pair"
