@@ -98,6 +98,16 @@ def event_json(version: int, event: Event, at_ms: int | None = None) -> JSON:
     return out
 
 
+def _match_token(stored: Mapping[Any, Any], token: str) -> int | None:
+    """The seat whose stored hash is the token's, comparing every one in constant time."""
+    digest = hash_token(token).encode()
+    seat: int | None = None
+    for token_hash, raw_seat in stored.items():
+        if hmac.compare_digest(token_hash, digest):
+            seat = int(raw_seat)
+    return seat
+
+
 def _fingerprint(seat: int, move: object, expected_version: int | None) -> str:
     """What makes two requests "the same" for an idempotency key."""
     canonical = json.dumps(
@@ -109,12 +119,23 @@ def _fingerprint(seat: int, move: object, expected_version: int | None) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-class GameService:
-    """Commands and queries of cardroom's games; one per process, thread-safe."""
+Followup = Callable[[str, int], None]
 
-    def __init__(self, runtime: Runtime, store: EventStore) -> None:
+
+class GameService:
+    """Commands and queries of cardroom's games; one per process, thread-safe.
+
+    ``followup(game_id, version)`` is called after every append; it defaults
+    to enqueueing the workers' job at once. The HTTP layer passes one that
+    enqueues once the answer has gone out, to keep it off a move's latency.
+    """
+
+    def __init__(
+        self, runtime: Runtime, store: EventStore, followup: Followup | None = None
+    ) -> None:
         self.runtime = runtime
         self.store = store
+        self.followup: Followup = followup or runtime.enqueue_followup
 
     # -- queries -------------------------------------------------------------
     def load(self, game_id: str) -> table.Game:
@@ -142,6 +163,27 @@ class GameService:
         items, next_cursor = self.store.list_games(game, status, limit, cursor)
         return [asdict(item) for item in items], next_cursor
 
+    def seat_and_state(self, game_id: str, token: str | None) -> tuple[int, table.Game]:
+        """:meth:`authenticate` (a token is required) and :meth:`load` in one round
+        trip to Redis: the token hashes and the stream's version are read together
+        and a cached state of exactly that version is used as it is."""
+        if token is None:
+            raise Unauthenticated()
+        if not keys.GAME_ID_RE.fullmatch(game_id):
+            raise GameNotFound(game_id)
+        pipe = self.store.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.tokens(game_id))
+        pipe.xlen(keys.events(game_id))
+        hashes, version = pipe.execute()
+        if version == 0:
+            raise GameNotFound(game_id)
+        seat = _match_token(hashes, token)
+        if seat is None:
+            raise Forbidden()
+        cached = DEFAULT_CACHE.get(game_id)
+        state = cached if cached is not None and cached.version == version else self.load(game_id)
+        return seat, state
+
     def authenticate(self, game_id: str, token: str | None, *, required: bool) -> int | None:
         """The seat ``token`` opens in ``game_id``.
 
@@ -153,12 +195,8 @@ class GameService:
             if required:
                 raise Unauthenticated()
             return None
-        digest = hash_token(token).encode()
-        seat: int | None = None
         stored: Mapping[Any, Any] = self.store.redis.hgetall(keys.tokens(game_id))
-        for token_hash, raw_seat in stored.items():
-            if hmac.compare_digest(token_hash, digest):
-                seat = int(raw_seat)
+        seat = _match_token(stored, token)
         if seat is None:
             if not stored:
                 self.load(game_id)  # an unknown game is a 404, not a 403
@@ -211,12 +249,14 @@ class GameService:
         move: object,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        state: table.Game | None = None,
     ) -> MoveResult:
         """A seat's move: shape-checked, decided by the engine, appended atomically.
 
         With ``expected_version`` a game that moved on is a :class:`VersionConflict`;
         without, a lost race is re-decided on the new state a few times. A
         repeated ``idempotency_key`` answers with the first attempt's body.
+        ``state``: the game as just loaded, to decide on first.
         """
         fingerprint = _fingerprint(seat, move, expected_version)
         if idempotency_key is not None:
@@ -230,7 +270,9 @@ class GameService:
                 parsed.append(parse_move(state.game, move))
             return table.decide(state, seat, parsed[0])
 
-        return self._move(game_id, seat, decide, expected_version, idempotency_key, fingerprint)
+        return self._move(
+            game_id, seat, decide, expected_version, idempotency_key, fingerprint, state
+        )
 
     def play_as(
         self,
@@ -286,6 +328,7 @@ class GameService:
         expected_version: int | None,
         idempotency_key: str | None,
         fingerprint: str | None,
+        state: table.Game | None = None,
     ) -> MoveResult:
         def respond(new_state: table.Game, events: Sequence[Event]) -> str:
             first = new_state.version - len(events) + 1
@@ -299,7 +342,9 @@ class GameService:
             }
             return json.dumps({"fp": fingerprint, "body": body}, separators=(",", ":"))
 
-        _, _, result = self._commit(game_id, decide, expected_version, idempotency_key, respond)
+        _, _, result = self._commit(
+            game_id, decide, expected_version, idempotency_key, respond, state
+        )
         if result.duplicate:
             return self._replay(game_id, result, fingerprint)
         assert result.response is not None
@@ -312,12 +357,13 @@ class GameService:
         expected_version: int | None,
         idempotency_key: str | None = None,
         respond: Callable[[table.Game, Sequence[Event]], str] | None = None,
+        loaded: table.Game | None = None,
     ) -> tuple[table.Game, list[Event], AppendResult]:
-        """Decide on the current state and append; re-decide after a lost race
-        unless the caller pinned ``expected_version``."""
+        """Decide on the current state (``loaded``, if just read) and append;
+        re-decide after a lost race unless the caller pinned ``expected_version``."""
         attempts = 1 if expected_version is not None else CONFLICT_RETRIES
         for attempt in range(attempts):
-            state = self.load(game_id)
+            state = loaded if loaded is not None and attempt == 0 else self.load(game_id)
             if expected_version is not None and state.version != expected_version:
                 raise VersionConflict(game_id, expected_version, state.version)
             events = decide(state)
@@ -354,7 +400,7 @@ class GameService:
         if old is not None and old.status != new.status:
             self.store.set_status(new.game_id, new.status)
         try:
-            self.runtime.enqueue_followup(new.game_id, new.version)
+            self.followup(new.game_id, new.version)
         except Exception:  # the move stands; the workers' reconciliation finds the game
             log.exception("could not enqueue the follow-up of game %s", new.game_id)
 

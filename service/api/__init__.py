@@ -18,6 +18,7 @@ from service.runtime import Runtime
 from service.store import EventStore
 
 from . import errors, events, floor, games, meta, moves, replays, seats
+from .followups import deferred, init_followups
 from .limits import init_cors, init_limiter
 
 
@@ -38,7 +39,8 @@ def create_app(
     )
     app.config.update(config or {})
     store = EventStore(runtime.redis, idempotency_ttl_s=settings.idempotency_ttl_s)
-    app.extensions["cardroom"] = GameService(runtime, store)
+    app.extensions["cardroom"] = GameService(runtime, store, deferred(runtime))
+    init_followups(app, runtime)
 
     errors.register(app)
     limiter = init_limiter(app, settings)

@@ -14,9 +14,10 @@ bp = Blueprint("moves", __name__)
 @bp.post("/games/<game_id>/moves")
 def submit_move(game_id: str) -> Response:
     svc = service()
-    seat = svc.authenticate(game_id, bearer_token(), required=True)
-    assert seat is not None
+    seat, state = svc.seat_and_state(game_id, bearer_token())
     req = body(MoveRequest)
-    result = svc.submit_move(game_id, seat, req.move, req.expected_version, req.idempotency_key)
+    result = svc.submit_move(
+        game_id, seat, req.move, req.expected_version, req.idempotency_key, state
+    )
     headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
     return reply(result.body, 201, **headers)

@@ -28,6 +28,8 @@ def test_an_accepted_move(api: Api) -> None:
     (event,) = body["events"]
     assert event["type"] == "Arranged" and event["seat"] == 1
     assert [list(g) for g in event["groups"]] == move["groups"]
+    r.get_data()
+    r.close()
     jobs = api.service.runtime.queue.get_job_ids()
     assert f"cardroom-followup-{tab.game_id}-{version + 1}" in jobs
 

@@ -1,0 +1,162 @@
+"""HTTP latency of an accepted move, next to the floor of any write through the same server.
+
+Run ``.venv/bin/python -m bench.bench_api`` (about a minute; ``--moves 300``
+for a quick look). It starts the app under gunicorn (``gthread`` worker,
+one process) on a Redis database of its own (default
+``redis://127.0.0.1:6379/12``, flushed before and after: point ``--url`` at
+a database nothing else uses) with the bench's bare endpoint switched on
+(``BENCH_FLOOR``), then times, over keep-alive HTTP from one client:
+
+- *move*: ``POST /games/{id}/moves`` of a legal Murlan move with its
+  expected version — token check and load (one round trip), the engine's
+  decision, the atomic append, the answer (the workers' follow-up job is
+  enqueued as the answer goes out);
+- *floor*: ``POST /bench/floor`` with the same body — parse it and do one
+  ``XADD``: the least any accepted write costs through this app and server.
+
+The two take turns, so load on the machine hits both alike; the floor goes
+first, so the follow-up job a move enqueues after answering is sent while
+the next move is being chosen (untimed), not while the floor is timed.
+Prints p50 and p99 of each and the ratios; the target is a move's p50
+within 2x the floor's. Choosing the moves (a seat view) and the
+system steps (deals, done in this process as the workers would) are not
+timed. Rate limiting is off for both unless ``--rate-limit`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+
+from service.config import load_settings
+from service.games import GameService
+from service.runtime import Runtime
+from service.store import EventStore
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = "service.api:create_app(config={'BENCH_FLOOR': True, 'RATELIMIT_ENABLED': %s})"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def start_server(url: str, port: int, rate_limit: bool) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "CARDROOM_REDIS_URL": url,
+        "CARDROOM_QUEUE_NAME": "cardroom-bench",
+        "CARDROOM_RATE_LIMIT": "1000000/second",
+    }
+    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
+    cmd = [
+        gunicorn,
+        "--worker-class", "gthread", "--workers", "1", "--threads", "4",
+        "--bind", f"127.0.0.1:{port}", "--log-level", "warning",
+        APP % rate_limit,
+    ]  # fmt: skip
+    return subprocess.Popen(cmd, env=env, cwd=ROOT)
+
+
+def wait_ready(http: httpx.Client, proc: subprocess.Popen[bytes]) -> None:
+    for _ in range(200):
+        if proc.poll() is not None:
+            raise SystemExit("the server did not start")
+        try:
+            if http.get("/healthz").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    raise SystemExit("the server did not answer /healthz")
+
+
+def new_table(http: httpx.Client) -> tuple[str, list[str]]:
+    gid = http.post("/games", json={"game": "murlan"}).json()["game_id"]
+    tokens = [
+        http.post(f"/games/{gid}/seats", json={"name": f"p{i}"}).json()["token"] for i in range(4)
+    ]
+    return gid, tokens
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def run(http: httpx.Client, service: GameService, moves: int, rng: random.Random) -> Any:
+    move_ms: list[float] = []
+    floor_ms: list[float] = []
+    gid, tokens = new_table(http)
+    while len(move_ms) < moves:
+        service.advance(gid)
+        public = http.get(f"/games/{gid}").json()
+        if public["status"] == "ended":
+            gid, tokens = new_table(http)
+            continue
+        seat = rng.choice(public["to_act"])
+        view = http.get(f"/games/{gid}", headers={"Authorization": f"Bearer {tokens[seat]}"}).json()
+        body = {"move": rng.choice(view["legal_moves"]), "expected_version": view["version"]}
+        headers = {"Authorization": f"Bearer {tokens[seat]}"}
+        # the floor first: the follow-up job a move enqueues after answering is
+        # then sent while the next move is chosen (untimed), not during the floor
+        t = time.perf_counter()
+        r = http.post("/bench/floor", json=body, headers=headers)
+        floor_ms.append((time.perf_counter() - t) * 1000)
+        assert r.status_code == 201, r.text
+        t = time.perf_counter()
+        r = http.post(f"/games/{gid}/moves", json=body, headers=headers)
+        move_ms.append((time.perf_counter() - t) * 1000)
+        assert r.status_code == 201, r.text
+    return move_ms, floor_ms
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--url", default="redis://127.0.0.1:6379/12")
+    parser.add_argument("--moves", type=int, default=1500)
+    parser.add_argument("--warmup", type=int, default=100)
+    parser.add_argument("--rate-limit", action="store_true", help="keep rate limiting on")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    client = redis.Redis.from_url(args.url)
+    client.flushdb()
+    port = free_port()
+    proc = start_server(args.url, port, args.rate_limit)
+    settings = load_settings(redis_url=args.url, queue_name="cardroom-bench")
+    runtime = Runtime.from_settings(settings)
+    service = GameService(runtime, EventStore(runtime.redis))
+    rng = random.Random(args.seed)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+            wait_ready(http, proc)
+            run(http, service, args.warmup, rng)
+            move_ms, floor_ms = run(http, service, args.moves, rng)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        client.flushdb()
+    p50m, p99m = statistics.median(move_ms), percentile(move_ms, 0.99)
+    p50f, p99f = statistics.median(floor_ms), percentile(floor_ms, 0.99)
+    print(f"accepted moves over HTTP: {len(move_ms)} (gunicorn gthread, Redis {args.url})")
+    print(f"move  p50 {p50m:7.3f} ms   p99 {p99m:7.3f} ms")
+    print(f"floor p50 {p50f:7.3f} ms   p99 {p99f:7.3f} ms   (parse + one XADD)")
+    print(f"ratio p50 {p50m / p50f:5.2f}x     p99 {p99m / p99f:5.2f}x   (target: p50 within 2x)")
+
+
+if __name__ == "__main__":
+    main()
