@@ -75,7 +75,7 @@ def test_azi_hand_with_a_bet_and_a_call(page: Page, site: Site) -> None:
         else:
             page.locator('#actions button[data-action="fold"]').click()
         wait_for_version(site, game_id, token, view["version"])
-        expect(page.locator("#error")).to_be_empty()
+        expect(page.locator("#move-error")).to_be_empty()
 
     assert bet_and_call_settled(site, game_id)
     assert left, f"the match ended before Zara could leave: {site.view(game_id)['result']}"

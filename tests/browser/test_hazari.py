@@ -35,9 +35,10 @@ def test_hazari_arrange_and_play_a_deal(page: Page, site: Site) -> None:
     page.get_by_role("button", name=f"Move group {weaker + 1} up").click()
     expect(page.locator("#groups .group.bad")).to_have_count(1)
     page.locator('#actions button[data-action="arrange"]').click()
-    error = page.locator("#error")
+    error = page.locator("#move-error")
     expect(error).to_contain_text("strongest first")
     expect(error).to_contain_text("group 1 ≥ group 2 ≥ group 3 ≥ group 4")
+    site.shot(page, "hazari-refused")
     assert site.view(game_id, token)["table"]["arrangement"] is None  # nothing changed
 
     # Back to the suggestion, swap two cards inside the four-card group, say up.
@@ -58,6 +59,6 @@ def test_hazari_arrange_and_play_a_deal(page: Page, site: Site) -> None:
     assert played["rounds"][3]["laid"][view["seat"]] == swapped
     assert sum(played["points"]) == 360
     expect(page.locator("#rounds .round")).to_have_count(4)
-    expect(page.locator("#error")).to_be_empty()
+    expect(page.locator("#move-error")).to_be_empty()
     expect(page.locator("#log")).to_contain_text("Hana says up")
     site.shot(page, "hazari-table")

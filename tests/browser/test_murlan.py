@@ -53,7 +53,7 @@ def test_murlan_hand_by_clicking(page: Page, site: Site) -> None:
             click_cards(page, list(pair))
             expect(page.locator("#selection-hint")).to_contain_text("not a legal play")
             play.click()
-            expect(page.locator("#error")).not_to_be_empty()
+            expect(page.locator("#move-error")).not_to_be_empty()
             page.keyboard.press("Escape")
             expect(page.locator('#hand button.card[aria-pressed="true"]')).to_have_count(0)
             refused = True
@@ -67,7 +67,7 @@ def test_murlan_hand_by_clicking(page: Page, site: Site) -> None:
         else:
             page.locator('#actions button[data-action="pass"]').click()
         wait_for_version(site, game_id, token, version)
-        expect(page.locator("#error")).to_be_empty()
+        expect(page.locator("#move-error")).to_be_empty()
 
     assert refused
     scores = site.view(game_id)["table"]["scores"]

@@ -261,8 +261,8 @@ export function you(v, c) {
     h(
       'p',
       { className: 'hint' },
-      'Pick a card, then another, to swap them; ↑ ↓ move whole three-card groups. ',
-      ORDER_RULE,
+      'Pick a card, then another, to swap them; ↑ ↓ move whole three-card groups. ' +
+        'Group 1 must be the strongest and the four-card group the weakest.',
     ),
     h(
       'div',

@@ -37,9 +37,15 @@ let logPrefilled = false;
 const token = () => (seat ? seat.token : undefined);
 
 // -- errors and status ------------------------------------------------------------------
-function showError(message, extra) {
-  const box = $('#error');
+function showError(message) {
+  $('#error').textContent = message || '';
+}
+
+/** A refused move: the server's reason (and the game's explanation) next to the moves. */
+function showMoveError(message, extra) {
+  const box = $('#move-error');
   fill(box, message || '', extra ? h('span', { className: 'explain' }, `\n${extra}`) : null);
+  if (message) box.scrollIntoView({ block: 'nearest' });
 }
 
 function setConn(kind, text) {
@@ -241,7 +247,7 @@ async function tokenRefused(error) {
 async function submit(move) {
   if (!seat || busy) return false;
   busy = true;
-  showError('');
+  showMoveError('');
   try {
     await submitMove(gameId, seat.token, move);
     return true;
@@ -249,10 +255,10 @@ async function submit(move) {
     if (error instanceof ApiProblem) {
       const mod = view ? MODULES[view.game] : null;
       const extra = mod && mod.explain ? mod.explain(error) : null;
-      showError(error.message, extra);
+      showMoveError(error.message, extra);
       if (error.status === 401 || error.status === 403) await tokenRefused(error);
     } else {
-      showError(`The move could not be sent: ${error}`);
+      showMoveError(`The move could not be sent: ${error}`);
     }
     return false;
   } finally {
