@@ -35,7 +35,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if reason is None:
         return
     for item in items:
-        if here in Path(str(item.fspath)).resolve().parents:
+        in_here = here in Path(str(item.fspath)).resolve().parents
+        if in_here and item.get_closest_marker("browser") is not None:
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
