@@ -16,6 +16,7 @@ from service.config import Settings, load_settings
 from service.games import GameService
 from service.runtime import Runtime
 from service.store import EventStore
+from service.web import bp as web_pages
 
 from . import errors, events, floor, games, meta, moves, replays, seats
 from .followups import deferred, init_followups
@@ -47,6 +48,7 @@ def create_app(
     init_cors(app, settings)
     for blueprint in (games.bp, seats.bp, moves.bp, events.bp, replays.bp, meta.bp):
         app.register_blueprint(blueprint)
+    app.register_blueprint(web_pages)
     if app.config["BENCH_FLOOR"]:
         app.register_blueprint(floor.bp)
     limiter.exempt(meta.healthz)
