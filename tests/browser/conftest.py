@@ -51,9 +51,11 @@ def build_app() -> tuple[Flask, EmbeddedWorker]:
     return app, worker
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def site() -> Iterator[Site]:
-    """The whole service on 127.0.0.1 and a free port: API, pages, bots and deals."""
+    """The whole service on 127.0.0.1 and a free port: API, pages, bots and deals.
+
+    Package-scoped: its worker thread is stopped before other packages' tests run."""
     app, worker = build_app()
     server: BaseWSGIServer = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="web-test-server", daemon=True)
@@ -66,13 +68,13 @@ def site() -> Iterator[Site]:
         worker.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as p:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield browser
