@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
-from schemas.api import parse_move
 from schemas.codec import encode_event
+from schemas.moves import parse_move
 from service import keys
 from service.engines import game as table
 from service.engines.base import JSON, Event, Move

@@ -19,7 +19,7 @@ from flask_limiter import Limiter, RateLimitExceeded
 from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
-from schemas.api import BodyError, body_error
+from schemas.moves import BodyError, body_error
 from service.engines.base import OptionError, RuleError
 from service.engines.cards import CardError
 from service.engines.game import TableError
