@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 import time
+import weakref
+from dataclasses import dataclass
 from typing import Any, TypeAlias, cast
 
 from redis import Redis
@@ -19,6 +21,36 @@ from redis.commands.core import Script
 
 Client: TypeAlias = Redis | RedisCluster
 Pipe: TypeAlias = Pipeline | ClusterPipeline
+
+
+@dataclass(frozen=True, slots=True)
+class Durability:
+    """How many replicas must hold an append before it is acknowledged."""
+
+    replicas: int = 0
+    timeout_ms: int = 1000
+
+
+_durability: weakref.WeakKeyDictionary[Client, Durability] = weakref.WeakKeyDictionary()
+
+
+def require_replicas(client: Client, replicas: int, timeout_ms: int) -> None:
+    """Make every event store over ``client`` wait for ``replicas`` replicas
+    per append (``CARDROOM_REDIS_WAIT_REPLICAS``).
+
+    The requirement belongs to the deployment's Redis, so it travels with
+    the connection: :meth:`service.runtime.Runtime.from_settings` sets it
+    once, and the API and the workers, which each build their own store on
+    the runtime's client, all honour it.
+    """
+    if replicas < 0 or timeout_ms <= 0:
+        raise ValueError("replicas must be >= 0 and timeout_ms > 0")
+    _durability[client] = Durability(replicas, timeout_ms)
+
+
+def durability(client: Client) -> Durability:
+    """What :func:`require_replicas` set for ``client`` (no waiting by default)."""
+    return _durability.get(client, Durability())
 
 
 def run_script(
@@ -37,6 +69,22 @@ def run_script(
         queue = cast(Any, pipe)
         return queue.execute_command("EVAL", script.script, len(script_keys), *script_keys, *args)
     return script(keys=script_keys, args=args, client=pipe)
+
+
+def block_slice_ms(client: Client, longest_ms: int) -> int:
+    """The longest blocking read to send on ``client``: ``longest_ms``, or half
+    its socket timeout if that is shorter. A read still blocked when the
+    socket times out fails, and redis-py's cluster client then takes the
+    node for dead (its default socket timeout is 5 s), so a long wait must
+    be a loop of reads that each end well before that."""
+    if isinstance(client, RedisCluster):
+        options = cast(Any, client).nodes_manager.connection_kwargs
+    else:
+        options = client.connection_pool.connection_kwargs
+    timeout = options.get("socket_timeout")
+    if not timeout:
+        return longest_ms
+    return max(1, min(longest_ms, int(float(timeout) * 500)))
 
 
 def master_of(client: Client, key: str) -> Redis:

@@ -13,6 +13,7 @@ from typing import Any
 import redis
 from rq import Queue
 
+from .clients import require_replicas
 from .config import Settings
 
 FOLLOWUP_JOB = "workers.jobs.process_game"
@@ -70,6 +71,10 @@ class Runtime:
             store_client = fakeredis.FakeRedis(server=server)
             return cls(settings, store_client, fakeredis.FakeRedis(server=server), server)
         store_client = connect(settings.redis_url, cluster=settings.redis_cluster)
+        if settings.redis_wait_replicas:
+            require_replicas(
+                store_client, settings.redis_wait_replicas, settings.redis_wait_timeout_ms
+            )
         if settings.queue_url is not None:
             queue_client = connect(settings.queue_url)
         elif settings.redis_cluster:

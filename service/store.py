@@ -39,7 +39,14 @@ from service.engines.base import Event
 from service.engines.game import Game, GameCreated
 
 from . import archive, keys, lua
-from .clients import Client, Pipe, master_of, refresh_topology
+from .clients import (
+    Client,
+    Pipe,
+    block_slice_ms,
+    durability,
+    master_of,
+    refresh_topology,
+)
 from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
 from .index import GamesIndex, GameSummary
 
@@ -48,9 +55,8 @@ GAMES_REMEMBERED: Final = 100_000
 LAST_SEQ: Final = 2**64 - 1
 """The largest sequence part of a stream id: ``<v>-LAST_SEQ`` is after every entry of version v."""
 BLOCK_SLICE_MS: Final = 2_000
-"""The longest single blocking ``XREAD``: well inside any client's socket timeout
-(redis-py's cluster client gives up on a silent socket after 5 s and then
-treats the node as failed), so a long wait is a loop of short ones."""
+"""The longest single blocking ``XREAD`` (shorter if the client's socket
+timeout asks for it, see :func:`service.clients.block_slice_ms`)."""
 WAIT_ATTEMPTS: Final = 4
 """Tries of an append that waits for replicas, when the cluster answers that
 the slot moved or a connection broke (a failover in progress)."""
@@ -110,7 +116,8 @@ class EventStore:
     ``wait_replicas`` > 0 makes each append wait (Redis ``WAIT``, up to
     ``wait_timeout_ms``) until that many replicas of the game's master hold
     it, so that a failover cannot lose an acknowledged event; an append not
-    confirmed in time raises :class:`NotReplicated`.
+    confirmed in time raises :class:`NotReplicated`. Left unset, both come
+    from the client (:func:`service.clients.require_replicas`).
     """
 
     def __init__(
@@ -119,17 +126,19 @@ class EventStore:
         *,
         idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S,
         index_shards: int = keys.INDEX_SHARDS,
-        wait_replicas: int = 0,
-        wait_timeout_ms: int = 1000,
+        wait_replicas: int | None = None,
+        wait_timeout_ms: int | None = None,
     ) -> None:
         if redis.get_encoder().decode_responses:
             raise ValueError("EventStore needs a Redis client with decode_responses=False")
-        if wait_replicas < 0 or wait_timeout_ms <= 0:
+        required = durability(redis)
+        self._block_slice_ms = block_slice_ms(redis, BLOCK_SLICE_MS)
+        self.wait_replicas = required.replicas if wait_replicas is None else wait_replicas
+        self.wait_timeout_ms = required.timeout_ms if wait_timeout_ms is None else wait_timeout_ms
+        if self.wait_replicas < 0 or self.wait_timeout_ms <= 0:
             raise ValueError("wait_replicas must be >= 0 and wait_timeout_ms > 0")
         self.redis = redis
         self.idempotency_ttl_ms = idempotency_ttl_s * 1000
-        self.wait_replicas = wait_replicas
-        self.wait_timeout_ms = wait_timeout_ms
         self.index = GamesIndex(redis, index_shards)
         self._append = redis.register_script(lua.APPEND)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
@@ -223,31 +232,36 @@ class EventStore:
         so a retry of an append that did land reports a conflict (or, with a
         key, the first result), never a duplicate.
         """
-        for attempt in range(WAIT_ATTEMPTS):
+        attempt = 0
+        loaded = False
+        while True:
             node = master_of(self.redis, script_keys[0])
             pipe = node.pipeline(transaction=False)
             pipe.evalsha(self._append.sha, len(script_keys), *script_keys, *args)
             pipe.wait(self.wait_replicas, self.wait_timeout_ms)
-            last = attempt == WAIT_ATTEMPTS - 1
+            retry = attempt < WAIT_ATTEMPTS - 1
             try:
                 reply, acked = pipe.execute(raise_on_error=False)
             except (RedisConnectionError, RedisTimeoutError):
-                if last:
+                if not retry:
                     raise
                 refresh_topology(self.redis, attempt)
+                attempt += 1
                 continue
-            if isinstance(reply, NoScriptError):
-                node.script_load(lua.APPEND)  # a node new to this store (or restarted)
+            if isinstance(reply, NoScriptError) and not loaded:
+                node.script_load(lua.APPEND)  # a node new to this store, or restarted
+                loaded = True
                 continue
-            if isinstance(reply, ResponseError) and not last and _redirected(reply):
+            if isinstance(reply, ResponseError) and retry and _redirected(reply):
                 refresh_topology(self.redis, attempt)
+                attempt += 1
+                loaded = False  # the slot's next master may lack the script too
                 continue
             if isinstance(reply, Exception):
                 raise reply
             if isinstance(acked, Exception):
                 raise acked
             return reply, int(acked)
-        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def idempotent_result(self, game_id: str, idempotency_key: str) -> AppendResult | None:
         """The result of an earlier append with this key, if it has not expired.
@@ -296,14 +310,15 @@ class EventStore:
 
     def wait(self, game_id: str, after: int, timeout_ms: int) -> list[StoredEvent]:
         """Events with version > ``after``, waiting up to ``timeout_ms`` (> 0)
-        for one to be appended (``XREAD BLOCK``); ``[]`` on timeout."""
+        for one to be appended (``XREAD BLOCK``, in slices shorter than the
+        client's socket timeout); ``[]`` on timeout."""
         if timeout_ms <= 0:
             raise ValueError("timeout_ms must be positive (0 would wait forever)")
         key = keys.events(game_id)
         deadline = time.monotonic() + timeout_ms / 1000
         left = timeout_ms
         while True:
-            block = min(left, BLOCK_SLICE_MS)
+            block = min(left, self._block_slice_ms)
             reply: Any = self.redis.xread({key: f"{after}-{LAST_SEQ}"}, block=block)
             if reply:
                 break

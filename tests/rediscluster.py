@@ -23,9 +23,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import redis
-from redis.cluster import RedisCluster
+from redis.cluster import ClusterNode, RedisCluster
 from redis.crc import key_slot
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
@@ -61,6 +62,7 @@ class Server:
     port: int
     proc: subprocess.Popen[bytes]
     log: Path
+    args: list[str] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -75,6 +77,14 @@ class Server:
             os.killpg(self.proc.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(10)
+
+    def restart(self, timeout_s: float = 20) -> None:
+        """Start the server again as it was (same port, directory and, for a
+        cluster node, the same node id), as after a crash and a restart."""
+        if self.proc.poll() is None:
+            raise RuntimeError(f"redis-server :{self.port} is still running")
+        self.proc = _spawn(self.args)
+        _wait_ready(self, time.monotonic() + timeout_s)
 
     def log_tail(self, lines: int = 20) -> str:
         try:
@@ -99,13 +109,14 @@ def _start_server(directory: Path, *extra: str) -> Server:
     ]  # fmt: skip
     if "--cluster-enabled" in extra:
         args += ["--cluster-port", str(bus), "--cluster-config-file", f"nodes-{port}.conf"]
-    proc = subprocess.Popen(
-        [*args, *extra],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
+    args += extra
+    return Server(port, _spawn(args), log, args)
+
+
+def _spawn(args: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
-    return Server(port, proc, log)
 
 
 def _wait_ready(server: Server, deadline: float) -> None:
@@ -141,13 +152,14 @@ class LocalCluster:
         """A URL of one node (for a cluster: any node lets a client find the rest)."""
         return self.servers[0].url
 
-    def client(self) -> RedisCluster:
+    def client(self, **options: Any) -> RedisCluster:
         """A cluster client (bytes replies), as the service makes one."""
-        return RedisCluster(host="127.0.0.1", port=self.servers[0].port)
+        seeds = [ClusterNode("127.0.0.1", s.port) for s in self.servers]
+        return RedisCluster(startup_nodes=seeds, **options)
 
     def slot_owners(self) -> dict[int, int]:
         """Each master's port → how many slots it serves (from ``CLUSTER SLOTS``)."""
-        with self.servers[0].client() as node:
+        with self._any_node() as node:
             owners: dict[int, int] = {}
             for start, end, master, *_ in node.execute_command("CLUSTER SLOTS"):
                 port = int(master[1])
@@ -156,7 +168,7 @@ class LocalCluster:
 
     def owner_of(self, key: str) -> int:
         """The port of the master serving ``key``'s slot (asks the cluster)."""
-        with self.servers[0].client() as node:
+        with self._any_node() as node:
             slot = int(node.execute_command("CLUSTER KEYSLOT", key))
             assert slot == key_slot(key.encode())
             for start, end, master, *_ in node.execute_command("CLUSTER SLOTS"):
@@ -164,8 +176,27 @@ class LocalCluster:
                     return int(master[1])
         raise LookupError(f"no master serves slot {slot}")
 
+    def _any_node(self) -> redis.Redis:
+        """A client of the first server still running (each knows the whole map)."""
+        return next(s for s in self.servers if s.proc.poll() is None).client()
+
     def server(self, port: int) -> Server:
         return next(s for s in self.servers if s.port == port)
+
+    def roles(self) -> dict[int, str]:
+        """Each answering node's port → ``master`` or ``slave``, as the nodes
+        themselves report it (``ROLE``)."""
+        out: dict[int, str] = {}
+        for server in self.servers:
+            if server.proc.poll() is not None:
+                continue
+            try:
+                with server.client() as client:
+                    role = client.execute_command("ROLE")[0]
+            except redis.RedisError:
+                continue
+            out[server.port] = role.decode() if isinstance(role, bytes) else str(role)
+        return out
 
     def stop(self) -> None:
         """Kill every server and delete the directory; safe to call twice."""
@@ -179,7 +210,7 @@ def start_cluster(
     masters: int = 3,
     replicas: int = 0,
     *,
-    node_timeout_ms: int = 2000,
+    node_timeout_ms: int = 5000,
     timeout_s: float = 60,
 ) -> LocalCluster:
     """A new cluster of ``masters`` masters with ``replicas`` replicas each,
@@ -204,6 +235,8 @@ def start_cluster(
             timeout=max(1.0, deadline - time.monotonic()),
         )
         _wait_cluster_ok(made, masters, replicas, deadline)
+        if replicas:
+            _warm_up_replication(made, replicas, deadline)
     except BaseException:
         made.stop()
         raise
@@ -211,9 +244,12 @@ def start_cluster(
 
 
 def _wait_cluster_ok(made: LocalCluster, masters: int, replicas: int, deadline: float) -> None:
-    """Until every node says ``cluster_state:ok`` and knows all the nodes and masters."""
+    """Until every node says ``cluster_state:ok`` and knows all the nodes and
+    masters, and every replica has finished its first sync."""
     while True:
-        if all(_node_ok(s, masters, masters * (1 + replicas)) for s in made.servers):
+        if all(_node_ok(s, masters, masters * (1 + replicas)) for s in made.servers) and (
+            sum(_synced_replica(s) for s in made.servers) == masters * replicas
+        ):
             return
         if time.monotonic() > deadline:
             tails = "\n".join(s.log_tail(5) for s in made.servers)
@@ -238,6 +274,37 @@ def _node_ok(server: Server, masters: int, nodes: int) -> bool:
         and int(fields.get("cluster_known_nodes", 0)) == nodes
         and int(fields.get("cluster_size", 0)) == masters
     )
+
+
+def _warm_up_replication(made: LocalCluster, replicas: int, deadline: float) -> None:
+    """One acknowledged write per master, so that no test's first ``WAIT``
+    waits for a freshly synced replica's first periodic acknowledgement."""
+    owners = set(made.slot_owners())
+    i = 0
+    while owners:
+        key = f"warm-up-{i}"
+        port = made.owner_of(key)
+        i += 1
+        if port not in owners:
+            continue
+        owners.discard(port)
+        with made.server(port).client() as master:
+            pipe = master.pipeline(transaction=False)
+            pipe.set(key, 1)
+            pipe.wait(replicas, max(1, int((deadline - time.monotonic()) * 1000)))
+            pipe.delete(key)
+            _, acked, _ = pipe.execute()
+            if acked < replicas:
+                raise RuntimeError(f"the replicas of :{port} did not acknowledge a write")
+
+
+def _synced_replica(server: Server) -> bool:
+    try:
+        with server.client() as client:
+            info = client.info("replication")
+    except redis.RedisError:
+        return False
+    return info.get("role") == "slave" and info.get("master_link_status") == "up"
 
 
 def start_standalone(*extra: str, timeout_s: float = 20) -> LocalCluster:
