@@ -270,9 +270,18 @@ class GameService:
                 parsed.append(parse_move(state.game, move))
             return table.decide(state, seat, parsed[0])
 
-        return self._move(
-            game_id, seat, decide, expected_version, idempotency_key, fingerprint, state
-        )
+        try:
+            return self._move(
+                game_id, seat, decide, expected_version, idempotency_key, fingerprint, state
+            )
+        except VersionConflict:
+            # the same request may have landed since the look-up above: answer as it did
+            earlier = (
+                self.store.idempotent_result(game_id, idempotency_key) if idempotency_key else None
+            )
+            if earlier is None:
+                raise
+            return self._replay(game_id, earlier, fingerprint)
 
     def play_as(
         self,
