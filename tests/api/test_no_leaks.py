@@ -10,6 +10,7 @@ workers would.
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Callable
 from typing import Any
@@ -114,9 +115,15 @@ def play_over_http(
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_hazari_games_leak_nothing(api: Api, seed: int) -> None:
+def test_hazari_games_leak_nothing(api: Api, seed: int, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
     scan = play_over_http(api, "hazari", {"target": 360}, None, seed)
     assert scan.responses > 20
+    secret = api.service.store.get_secret(scan.tab.game_id)
+    assert secret is not None
+    for token in scan.tab.tokens:
+        assert token not in caplog.text
+    assert secret.hex() not in caplog.text
 
 
 @pytest.mark.parametrize(
