@@ -107,8 +107,8 @@ def test_the_reconciler_heals_a_lost_enqueue(
 ) -> None:
     lost: list[tuple[str, int]] = []
     monkeypatch.setattr(
-        cluster.runtime,
-        "enqueue_followup",
+        cluster.service,
+        "followup",
         lambda game_id, version, delay_s=0: lost.append((game_id, version)),
     )
     game_id = bot_game(cluster, "murlan", {}, None)
