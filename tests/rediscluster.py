@@ -154,7 +154,8 @@ class LocalCluster:
 
     def client(self, **options: Any) -> RedisCluster:
         """A cluster client (bytes replies), as the service makes one."""
-        seeds = [ClusterNode("127.0.0.1", s.port) for s in self.servers]
+        make_node: Any = ClusterNode  # its constructor carries no annotations
+        seeds = [make_node("127.0.0.1", s.port) for s in self.servers]
         return RedisCluster(startup_nodes=seeds, **options)
 
     def slot_owners(self) -> dict[int, int]:
@@ -304,7 +305,7 @@ def _synced_replica(server: Server) -> bool:
             info = client.info("replication")
     except redis.RedisError:
         return False
-    return info.get("role") == "slave" and info.get("master_link_status") == "up"
+    return bool(info.get("role") == "slave" and info.get("master_link_status") == "up")
 
 
 def start_standalone(*extra: str, timeout_s: float = 20) -> LocalCluster:

@@ -69,7 +69,7 @@ def test_a_games_keys_and_an_index_shard_each_live_on_one_node(
 
 def test_listing_reads_every_shard_on_every_master(cluster_redis: redis.RedisCluster) -> None:
     store = EventStore(cluster_redis)
-    pipe = cluster_redis.pipeline(transaction=False)
+    pipe = cluster_redis.pipeline(transaction=False)  # type: ignore[no-untyped-call]
     for i in range(60):
         store.index_game(f"list-{i:02d}", "azi", "playing", 1_700_000_000_000 + i, pipe=pipe)
     pipe.execute()
@@ -133,7 +133,7 @@ def test_a_cluster_url_may_list_seeds_some_of_them_down(redis_cluster: LocalClus
     assert settings.redis_cluster
     runtime = Runtime.from_settings(settings)
     assert isinstance(runtime.redis, redis.RedisCluster)
-    assert len(runtime.redis.get_primaries()) == 3
+    assert len(runtime.redis.get_primaries()) == 3  # type: ignore[no-untyped-call]
     assert EventStore(runtime.redis).version("nobody") == 0
     with pytest.raises(ValueError, match="CARDROOM_QUEUE_URL"):
         Runtime.from_settings(load_settings(redis_url=url))
