@@ -58,10 +58,13 @@ def wait_for(what: str, check: Callable[[], T | None], timeout_s: float = 20.0) 
         time.sleep(0.05)
 
 
-def wait_for_version(site: Site, game_id: str, token: str, after: int) -> None:
-    """Wait until the game has moved past ``after`` (a move landed)."""
+def wait_for_move(page: Any, site: Site, game_id: str, token: str, after: int) -> None:
+    """Wait until the move just made has landed (the game moved past ``after``);
+    a move the server refused fails at once with the page's explanation."""
 
     def moved() -> bool:
+        refused = page.locator("#move-error").inner_text()
+        assert not refused, f"the move was refused: {refused}"
         return bool(site.view(game_id, token)["version"] > after)
 
     wait_for(f"a version after {after}", moved)

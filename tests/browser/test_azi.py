@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import Site, create_from_lobby, seat_of, wait_for_version
+from .helpers import Site, create_from_lobby, seat_of, wait_for_move
 
 pytestmark = pytest.mark.browser
 
@@ -74,7 +74,7 @@ def test_azi_hand_with_a_bet_and_a_call(page: Page, site: Site) -> None:
             page.locator('#actions button[data-action="decline"]').click()
         else:
             page.locator('#actions button[data-action="fold"]').click()
-        wait_for_version(site, game_id, token, view["version"])
+        wait_for_move(page, site, game_id, token, view["version"])
         expect(page.locator("#move-error")).to_be_empty()
 
     assert bet_and_call_settled(site, game_id)

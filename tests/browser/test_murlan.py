@@ -7,7 +7,7 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import Site, create_from_lobby, seat_of, wait_for_version
+from .helpers import Site, create_from_lobby, seat_of, wait_for_move
 
 pytestmark = pytest.mark.browser
 
@@ -66,7 +66,7 @@ def test_murlan_hand_by_clicking(page: Page, site: Site) -> None:
             play.click()
         else:
             page.locator('#actions button[data-action="pass"]').click()
-        wait_for_version(site, game_id, token, version)
+        wait_for_move(page, site, game_id, token, version)
         expect(page.locator("#move-error")).to_be_empty()
 
     assert refused

@@ -149,6 +149,9 @@ function render() {
 
 function show(next) {
   if (view && next.version < view.version) return; // an older answer arrived late
+  // The same version for the same viewer is the same view: redrawing it would
+  // only replace the buttons under a pointer or keyboard focus.
+  if (view && next.version === view.version && next.seat === view.seat) return;
   view = next;
   lastVersion = Math.max(lastVersion, next.version);
   render();
