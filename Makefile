@@ -19,9 +19,11 @@ install: $(STAMP)
 serve: install
 	$(BIN)/cardroom serve
 
-## Run the whole test suite (starts Redis on 127.0.0.1:6379 if none answers).
+## Run the whole test suite (starts Redis on 127.0.0.1:6379 if none answers,
+## installs Debian's chromium for the browser tests if it is missing).
 test: install
 	sh tests/ensure-redis.sh
+	sh tests/ensure-chromium.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## The unit tests only, on fakeredis (no Redis needed).

@@ -32,6 +32,7 @@ from service.engines.base import JSON, Event, Move
 from service.engines.shuffle import commitment, new_client_seed, new_server_seed
 from service.errors import GameNotFound, VersionConflict
 from service.load import DEFAULT_CACHE, load_game
+from service.metrics import APPEND_SECONDS
 from service.runtime import Runtime
 from service.store import AppendResult, EventStore, StoredEvent
 
@@ -397,7 +398,8 @@ class GameService:
         new_state = table.fold(events, state)
         response = respond(new_state, events) if respond is not None else None
         kept = response if idempotency_key is not None else None
-        result = self.store.append(state.game_id, events, state.version, idempotency_key, kept)
+        with APPEND_SECONDS.time():
+            result = self.store.append(state.game_id, events, state.version, idempotency_key, kept)
         if result.duplicate:
             return new_state, result
         self._after_append(state, new_state)

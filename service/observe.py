@@ -16,34 +16,13 @@ import time
 from typing import Any
 
 from flask import Flask, Response, g, request
-from prometheus_client import (
-    CONTENT_TYPE_LATEST,
-    CollectorRegistry,
-    Counter,
-    Histogram,
-    generate_latest,
-)
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-log = logging.getLogger("cardroom.http")
+from .metrics import APPEND_SECONDS, MOVES, REQUEST_SECONDS, REQUESTS
 
-MOVES = Counter(
-    "cardroom_moves_total",
-    "Moves submitted over HTTP, by game, outcome and the reason of a rejection.",
-    ["game", "outcome", "reason"],
-)
-APPEND_SECONDS = Histogram(
-    "cardroom_append_seconds",
-    "Time of one atomic append to the event store.",
-    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0),
-)
-REQUESTS = Counter(
-    "cardroom_http_requests_total", "HTTP requests by endpoint and status.", ["endpoint", "status"]
-)
-REQUEST_SECONDS = Histogram(
-    "cardroom_http_request_seconds", "HTTP request latency by endpoint.", ["endpoint"]
-)
+log = logging.getLogger("cardroom.http")
 
 LAG_SAMPLE = 200
 

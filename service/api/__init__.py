@@ -14,6 +14,8 @@ from flask import Flask, Response
 
 from service.config import Settings, load_settings
 from service.games import GameService
+from service.logs import setup_logging
+from service.observe import init_observability
 from service.runtime import Runtime
 from service.store import EventStore
 from service.web import bp as web_pages
@@ -52,6 +54,9 @@ def create_app(
     if app.config["BENCH_FLOOR"]:
         app.register_blueprint(floor.bp)
     limiter.exempt(meta.healthz)
+    setup_logging(settings.log_level)
+    init_observability(app, app.extensions["cardroom"])
+    limiter.exempt(app.view_functions["metrics"])
 
     @app.after_request
     def no_store(response: Response) -> Response:
