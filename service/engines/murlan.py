@@ -248,6 +248,8 @@ class Deal(NamedTuple):
     given: int = -1
     given_back: int = -1
     exchange_skipped: bool = False
+    exchange_parties: tuple[int, ...] = ()
+    """(first finisher, last finisher) of this hand's exchange, once it began."""
 
 
 class Match(NamedTuple):
@@ -650,11 +652,14 @@ def _going_out(state: MurlanState, seat: int) -> list[Event]:
 
 
 def _exchange_view(state: MurlanState, viewer: int | None) -> JSON | None:
-    """This hand's exchange; its cards are shown only to the two seats in it."""
-    deal, order = state.deal, state.match.last_order
-    if deal.number <= 0 or not order:
+    """This hand's exchange; its cards are shown only to the two seats in it.
+
+    The parties are the ones recorded with the exchange itself: once the hand
+    ends, the match's finishing order already names the next exchange's."""
+    deal = state.deal
+    if deal.number <= 0 or not deal.exchange_parties:
         return None
-    first, last = order[0], order[-1]
+    first, last = deal.exchange_parties
     party = viewer in (first, last)
 
     def shown(code: int) -> str | None:
@@ -778,11 +783,15 @@ def _apply_dealt(state: MurlanState, e: HandDealt) -> MurlanState:
 def _apply_given(state: MurlanState, e: CardGiven) -> MurlanState:
     code = CARD_CODES[e.card]
     hands = _move_card(state.deal.hands, code, e.from_seat, e.to_seat)
-    return state._replace(deal=state.deal._replace(hands=hands, given=code))
+    parties = (e.to_seat, e.from_seat)
+    return state._replace(
+        deal=state.deal._replace(hands=hands, given=code, exchange_parties=parties)
+    )
 
 
 def _apply_skipped(state: MurlanState, e: ExchangeSkipped) -> MurlanState:
-    return state._replace(deal=state.deal._replace(exchange_skipped=True))
+    parties = (e.first_finisher, e.last_finisher)
+    return state._replace(deal=state.deal._replace(exchange_skipped=True, exchange_parties=parties))
 
 
 def _apply_given_back(state: MurlanState, e: CardGivenBack) -> MurlanState:

@@ -548,3 +548,15 @@ def test_decide_accepts_exactly_the_listed_moves(
                 assert subset not in listed
             else:
                 assert subset in listed
+
+
+def test_the_exchange_stays_hidden_after_the_hand_when_the_order_changes() -> None:
+    state, _ = exchange(EXCHANGE_HANDS)
+    state, _ = act(state, 2, {"action": "give_back", "card": "TD"})
+    # The hand ends with seats 0 and 3 first and last: they were not in this exchange.
+    ended = state._replace(match=state.match._replace(last_order=(0, 1, 2, 3)))
+    for outsider in (0, 3, None):
+        view = ENGINE.view(ended, outsider)["exchange"]
+        assert view["card_given"] == HIDDEN and view["card_given_back"] == HIDDEN
+        assert (view["first_finisher"], view["last_finisher"]) == (2, 1)
+    assert ENGINE.view(ended, 1)["exchange"]["card_given_back"] == "TD"
