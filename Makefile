@@ -24,6 +24,7 @@ serve: install
 test: install
 	sh tests/ensure-redis.sh
 	sh tests/ensure-chromium.sh
+	sh tests/ensure-cli-tools.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## The unit tests only, on fakeredis (no Redis needed).

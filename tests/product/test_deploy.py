@@ -1,0 +1,131 @@
+"""deploy/: every compose service runs a command the package has, and the
+gunicorn configuration of the image serves a whole game against the real Redis."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+import yaml
+from test_docs_walkthrough import free_port, wait_ready
+
+from service.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+DEPLOY_REDIS_URL = "redis://127.0.0.1:6379/10"
+
+
+def compose() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    return data
+
+
+def test_every_service_command_exists_in_the_package() -> None:
+    services = compose()["services"]
+    assert {"redis", "api", "worker", "scheduler"} <= set(services)
+    subcommands = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    for name, service in services.items():
+        command = service.get("command")
+        assert command, f"{name} has no command"
+        assert "healthcheck" in service, f"{name} has no health check"
+        if name == "redis":
+            assert command[:2] == ["redis-server", "/usr/local/etc/redis/redis.conf"]
+            continue
+        program = command[0]
+        assert (BIN / program).exists(), f"{name}: {program} is not installed by the package"
+        if program == "cardroom":
+            assert command[1] in subcommands, f"{name}: no `cardroom {command[1]}`"
+        if program == "gunicorn":
+            conf = command[command.index("-c") + 1]
+            assert conf == "/etc/cardroom/gunicorn.conf.py"
+            module, _, factory = command[-1].partition(":")
+            assert factory == "create_app()"
+            assert callable(__import__(module, fromlist=["x"]).create_app)
+    assert compose()["services"]["worker"]["deploy"]["replicas"] >= 2
+
+
+def test_the_image_installs_the_gunicorn_config_it_runs() -> None:
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    assert "COPY deploy/gunicorn.conf.py /etc/cardroom/gunicorn.conf.py" in dockerfile
+    assert "USER cardroom" in dockerfile and "-slim" in dockerfile
+
+
+def test_redis_config_keeps_every_acknowledged_append() -> None:
+    conf = (ROOT / "deploy" / "redis.conf").read_text().split("\n")
+    assert "appendonly yes" in conf and "appendfsync always" in conf
+
+
+@pytest.fixture
+def stack() -> Iterator[str]:
+    client = redis.Redis.from_url(DEPLOY_REDIS_URL)
+    client.flushdb()
+    port = free_port()
+    env = {
+        **os.environ,
+        "CARDROOM_REDIS_URL": DEPLOY_REDIS_URL,
+        "CARDROOM_QUEUE_NAME": f"deploy-{port}",
+        "CARDROOM_BIND": f"127.0.0.1:{port}",
+        "CARDROOM_API_PROCESSES": "2",
+        "CARDROOM_BOT_DELAY_S": "0",
+        "CARDROOM_LOG_LEVEL": "WARNING",
+    }
+    gunicorn = shutil.which("gunicorn", path=str(BIN))
+    assert gunicorn is not None
+    procs = [
+        subprocess.Popen(
+            [gunicorn, "-c", str(ROOT / "deploy" / "gunicorn.conf.py"), "service.api:create_app()"],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ),
+        subprocess.Popen(
+            [str(BIN / "cardroom"), "worker"],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ),
+    ]
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url, procs[0])
+        yield url
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(15)
+        client.flushdb()
+
+
+@pytest.mark.redis
+@pytest.mark.slow
+def test_gunicorn_with_the_deploy_config_serves_a_whole_game(stack: str) -> None:
+    with httpx.Client(base_url=stack, timeout=10) as http:
+        game = http.post("/games", json={"game": "hazari", "options": {"target": 360}}).json()
+        game_id = game["game_id"]
+        for i in range(4):
+            seat = http.post(f"/games/{game_id}/seats", json={"name": f"bot{i}", "bot": True})
+            assert seat.status_code == 201
+        deadline = time.monotonic() + 120
+        with http.stream(
+            "GET", f"/games/{game_id}/events", headers={"Accept": "application/x-ndjson"}
+        ) as stream:
+            for _line in stream.iter_lines():  # closes by itself when the game has ended
+                assert time.monotonic() < deadline, "the game did not end"
+        view = http.get(f"/games/{game_id}").json()
+        assert view["status"] == "ended" and view["server_seed"]
+        verified = http.get(f"/games/{game_id}/verify").json()
+        assert verified["verified"] is True
+        assert http.get("/metrics").status_code == 200
