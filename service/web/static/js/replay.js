@@ -361,6 +361,7 @@ function resultText() {
 async function start() {
   $('#table-link').href = `/table/${encodeURIComponent(gameId)}`;
   $('#download').href = `${gamePath(gameId)}/replay`;
+  $('#download').setAttribute('download', `cardroom-replay-${gameId}.json`);
   document.addEventListener('keydown', onKey);
   verifyBadge();
   try {
