@@ -120,7 +120,7 @@ def test_the_reconciler_heals_a_lost_enqueue(
     cluster.start_worker()
     healed = jobs.reconcile()
     assert healed["enqueued"] >= 1
-    state = cluster.wait_until(game_id, finished, 240)
+    cluster.wait_until(game_id, finished, 240)
     check_record(cluster, game_id)
 
 
