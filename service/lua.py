@@ -14,7 +14,7 @@ APPEND: Final = """
 -- ARGV[3]: '1' when ARGV[4] holds a response to keep with the record;
 -- then four per event: type, schema_version, fields JSON, at_ms ('' = now).
 -- Returns {2, record} for a repeated key, {0, version} on a stale
--- expected version, else {1, first_version, last_version}.
+-- expected version, else {1, first_version, last_version, last_at_ms}.
 if KEYS[2] then
   local record = redis.call('GET', KEYS[2])
   if record then return {2, record} end
@@ -22,6 +22,7 @@ end
 local current = redis.call('XLEN', KEYS[1])
 if current ~= tonumber(ARGV[1]) then return {0, current} end
 local now = nil
+local last_at = nil
 local version = current
 for i = 5, #ARGV, 4 do
   local at = ARGV[i + 3]
@@ -35,13 +36,14 @@ for i = 5, #ARGV, 4 do
   version = version + 1
   redis.call('XADD', KEYS[1], version .. '-' .. at,
     't', ARGV[i], 'v', ARGV[i + 1], 'd', ARGV[i + 2])
+  last_at = at
 end
 if KEYS[2] then
   local record = (current + 1) .. ':' .. version
   if ARGV[3] == '1' then record = record .. ':' .. ARGV[4] end
   redis.call('SET', KEYS[2], record, 'PX', ARGV[2])
 end
-return {1, current + 1, version}
+return {1, current + 1, version, last_at}
 """
 
 SAVE_SNAPSHOT: Final = """

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -85,6 +85,10 @@ class AppendResult:
     """True when the idempotency key had been used: nothing was written."""
     response: str | None = None
     """What the first append with this key asked to keep (e.g. the HTTP body)."""
+    at_ms: int | None = field(default=None, compare=False)
+    """The time part of the last event's entry id (``None`` for a duplicate):
+    with ``last_version`` it names the entry, so a cache can tell it from
+    another event that a failover let take the same version."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +214,7 @@ class EventStore:
         if reply[0] == 2:
             result = _parse_record(reply[1])
         else:
-            result = AppendResult(int(reply[1]), int(reply[2]))
+            result = AppendResult(int(reply[1]), int(reply[2]), at_ms=int(reply[3]))
         if acked < self.wait_replicas:
             raise NotReplicated(
                 game_id, result.first_version, result.last_version, acked, self.wait_replicas
@@ -275,6 +279,13 @@ class EventStore:
     def version(self, game_id: str) -> int:
         """The game's version: how many events it has (0: no such game)."""
         return self.redis.xlen(keys.events(game_id))
+
+    def last_entry(self, game_id: str) -> tuple[int, int] | None:
+        """The version and time of the game's last event (``None``: no game),
+        in one round trip like :meth:`version`; the pair tells that event from
+        any other that might take its version (after a failover lost it)."""
+        rows = cast(Rows, self.redis.xrevrange(keys.events(game_id), count=1))
+        return _split_id(rows[0][0]) if rows else None
 
     def exists(self, game_id: str) -> bool:
         return self.version(game_id) > 0

@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 import redis
 
+from schemas.codec import pack_event
+from service import keys
 from service.engines import game as table
+from service.engines.base import Event
 from service.errors import GameNotFound
 from service.load import StateCache, load_game
 from service.store import EventStore, StoredEvent
@@ -46,7 +49,9 @@ def test_the_cache_never_serves_a_stale_version(counting: CountingStore) -> None
     second = load_game(counting, "g1", cache=cache)
     assert second.version == 4
     assert second == table.fold([s.event for s in counting.read("g1")])
-    assert counting.events_read == 1 + 3 + 4  # only the tail was folded onto the cached state
+    # only the tail (and the cached state's own last entry, to check it is
+    # still the stream's) was read and folded onto the cached state
+    assert counting.events_read == 1 + (1 + 3) + 4
 
 
 def test_loads_start_from_the_snapshot(counting: CountingStore) -> None:
@@ -82,3 +87,65 @@ def test_the_cache_keeps_the_newest_state_and_drops_the_least_used() -> None:
     assert cache.get("g1") is None and len(cache) == 2
     cache.clear()
     assert cache.get("g0") is None
+
+
+# -- after a failover lost the newest events ------------------------------------------
+def lose_events_after(store: EventStore, game_id: str, keep: int) -> None:
+    """What a failover to a replica that lacked the newest events leaves: the
+    stream's first ``keep`` entries, as they were (same ids)."""
+    raw = store.read_raw(game_id)[:keep]
+    store.redis.delete(keys.events(game_id))
+    entries = [(r.type, r.schema_version, r.data, r.at_ms) for r in raw]
+    store.append_stored(game_id, entries, 0)
+
+
+def stored(at_ms: int, event: Event) -> tuple[str, int, bytes, int]:
+    kind, version, data = pack_event(event)
+    return kind, version, data, at_ms
+
+
+def test_a_cached_state_ahead_of_the_stream_is_dropped(counting: CountingStore) -> None:
+    cache = StateCache()
+    counting.append("g1", [created()], 0)
+    counting.append("g1", timeouts(3), 1)
+    assert load_game(counting, "g1", cache=cache).version == 4
+    lose_events_after(counting, "g1", 2)
+    again = load_game(counting, "g1", cache=cache)
+    assert again == table.fold([s.event for s in counting.read("g1")])
+    assert again.version == 2 and cache.get("g1") == again
+
+
+@pytest.mark.parametrize("extra", [0, 2])
+def test_a_cached_state_built_on_a_lost_event_is_not_built_upon(
+    counting: CountingStore, extra: int
+) -> None:
+    """Other events took the lost one's version (and ``extra`` more after it)."""
+    cache = StateCache()
+    counting.append("g1", [created()], 0)
+    counting.append("g1", timeouts(3), 1)
+    lost = load_game(counting, "g1", cache=cache)
+    lose_events_after(counting, "g1", 3)
+    last_kept = counting.read("g1")[-1].at_ms
+    replacing = [stored(last_kept + 1 + i, e) for i, e in enumerate(timeouts(1 + extra, 50))]
+    counting.append_stored("g1", replacing, 3)
+    now = load_game(counting, "g1", cache=cache)
+    assert now.version == 4 + extra
+    assert now == table.fold([s.event for s in counting.read("g1")])
+    # rebuilt from the stream, not the lost state brought forward (timeouts
+    # leave a state as it was, so the entry's time tells which it is)
+    assert cache.entry("g1") == (now, replacing[-1][3])
+    assert lost.version == 4
+
+
+def test_a_state_cached_without_its_entry_time_is_trusted_by_version(
+    counting: CountingStore,
+) -> None:
+    cache = StateCache()
+    counting.append("g1", [created()], 0)
+    result = counting.append("g1", timeouts(1), 1)
+    assert result.at_ms is not None and result.at_ms > 1_600_000_000_000
+    state = table.fold([s.event for s in counting.read("g1")])
+    cache.put(state)  # as the service does after its own append
+    counting.events_read = 0
+    assert load_game(counting, "g1", cache=cache) is state
+    assert counting.events_read == 0
