@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     cors_origins: str = Field(
         default="", description="Comma-separated origins allowed by CORS; empty: CORS off."
     )
+    job_retry_backoff_s: str = Field(
+        default="1,5,15",
+        pattern=r"^\s*(\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*)?$",
+        description="Seconds before each retry of a failed job (comma-separated; empty: none).",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO", description="Log level of the JSON logs."
     )
@@ -81,6 +86,10 @@ class Settings(BaseSettings):
         if self.redis_url is not None and self.redis_url.startswith(CLUSTER_SCHEMES):
             self.redis_cluster = True
         return self
+
+    @property
+    def retry_intervals(self) -> list[int]:
+        return [round(float(x)) for x in self.job_retry_backoff_s.split(",") if x.strip()]
 
     @property
     def embedded(self) -> bool:

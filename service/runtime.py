@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis
-from rq import Queue
+from rq import Queue, Retry
 
 from .clients import require_replicas
 from .config import Settings
@@ -95,6 +95,18 @@ class Runtime:
             self._queue = Queue(self.settings.queue_name, connection=self.queue_redis)
         return self._queue
 
+    def job_options(self, game_id: str, version: int) -> dict[str, Any]:
+        """What every cardroom job carries: retries with backoff, and the game and
+        version it is about (in its meta, for the failure log)."""
+        intervals = self.settings.retry_intervals
+        retry = Retry(max=len(intervals), interval=intervals) if intervals else None
+        return {
+            "result_ttl": 60,
+            "failure_ttl": 7 * 86_400,
+            "retry": retry,
+            "meta": {"game_id": game_id, "version": version},
+        }
+
     def enqueue_followup(self, game_id: str, version: int, delay_s: float = 0.0) -> None:
         """Ask the workers to take a game's next steps after ``version``.
 
@@ -105,6 +117,7 @@ class Runtime:
         from rq.exceptions import DuplicateJobError
 
         job_id = f"cardroom-followup-{game_id}-{version}"
+        options = self.job_options(game_id, version)
         try:
             if delay_s > 0:
                 self.queue.enqueue_in(
@@ -112,10 +125,10 @@ class Runtime:
                     FOLLOWUP_JOB,
                     game_id,
                     job_id=job_id,
-                    result_ttl=60,
                     unique=True,
+                    **options,
                 )
             else:
-                self.queue.enqueue(FOLLOWUP_JOB, game_id, job_id=job_id, result_ttl=60, unique=True)
+                self.queue.enqueue(FOLLOWUP_JOB, game_id, job_id=job_id, unique=True, **options)
         except DuplicateJobError:
             pass  # the same follow-up is already queued or just ran

@@ -84,7 +84,13 @@ class EmbeddedWorker:
             worked += 1
 
     def _worker(self) -> Any:
-        return ThreadWorker([self.runtime.queue], connection=self.runtime.queue_redis)
+        from .main import log_failure
+
+        return ThreadWorker(
+            [self.runtime.queue],
+            connection=self.runtime.queue_redis,
+            exception_handlers=[log_failure],
+        )
 
     def _run(self) -> None:
         last_reconcile = 0.0

@@ -16,6 +16,7 @@ from typing import Any, cast
 from service import keys
 from service.engines import game as table
 from service.engines.base import JSON, RuleError
+from service.errors import GameNotFound
 from service.store import EventStore, StoredEvent, VersionConflict
 
 from .context import context
@@ -145,15 +146,19 @@ def play_bots(game_id: str, state: table.Game) -> int:
     played = 0
     for seat in sorted(seats):
         if delay > 0:
-            ctx.runtime.queue.enqueue_in(
-                _delta(delay),
-                bot_turn,
-                game_id,
-                seat,
-                state.version,
-                job_id=f"cardroom-bot-{game_id}-{state.version}-{seat}",
-                result_ttl=60,
-            )
+            from rq.exceptions import DuplicateJobError
+
+            with contextlib.suppress(DuplicateJobError):  # a twin job scheduled it already
+                ctx.runtime.queue.enqueue_in(
+                    _delta(delay),
+                    bot_turn,
+                    game_id,
+                    seat,
+                    state.version,
+                    job_id=f"cardroom-bot-{game_id}-{state.version}-{seat}",
+                    unique=True,
+                    **ctx.runtime.job_options(game_id, state.version),
+                )
         elif bot_turn(game_id, seat, state.version):
             played += 1
             break  # the state moved on; the follow-up of that move plays the next bot
@@ -230,8 +235,8 @@ def schedule_timeout_check(game_id: str, version: int) -> None:
             process_game,
             game_id,
             job_id=f"cardroom-timeout-{game_id}-{version}",
-            result_ttl=60,
             unique=True,
+            **ctx.runtime.job_options(game_id, version),
         )
 
 
@@ -266,7 +271,12 @@ def reconcile(limit: int = 500) -> JSON:
             for item in items:
                 scanned += 1
                 game_id = item.game_id
-                if _needs_work(game_id, now_ms):
+                try:
+                    needed = _needs_work(game_id, now_ms)
+                except GameNotFound:  # indexed, but its stream is gone (e.g. a flushed db)
+                    log.warning("reconcile: indexed game has no events", extra={"game_id": game_id})
+                    continue
+                if needed:
                     ctx.runtime.enqueue_followup(game_id, store.version(game_id))
                     enqueued += 1
             if cursor is None:

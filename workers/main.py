@@ -19,9 +19,10 @@ log = logging.getLogger("cardroom.worker")
 
 def log_failure(job: Any, exc_type: type[BaseException], exc: BaseException, tb: Any) -> bool:
     """Name the game, version and reason of a failed job (then let RQ retry or file it)."""
+    meta: dict[str, Any] = dict(getattr(job, "meta", None) or {})
     args: tuple[Any, ...] = tuple(getattr(job, "args", ()) or ())
-    game_id = args[0] if args else None
-    version = args[2] if len(args) > 2 else None
+    game_id = meta.get("game_id", args[0] if args else None)
+    version = meta.get("version")
     log.error(
         "job failed",
         extra={
