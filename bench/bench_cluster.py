@@ -22,8 +22,14 @@ only; nothing is asserted.
   version; a new table when one ends. The deals between hands are the
   workers' system steps, so a client waits for them as a player would.
   Accepted moves (201) per second and the POST's p50/p99 latency over a
-  measured window after a warm-up; the CPU this process spent is shown,
-  because on a small machine the clients compete with the servers.
+  measured window after a warm-up, and the CPU time per accepted move of
+  the API processes, the workers, the cluster's servers and the broker (from
+  ``/proc``): what a move costs, which is what capacity on other machines
+  follows from. The clients' own CPU is shown too, because on a small
+  machine they compete with the servers.
+
+The appends also report the writers' CPU per event and the time inside
+Redis per append script (``INFO commandstats``).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -118,6 +125,8 @@ def append_round(
 class AppendFigures:
     rates: dict[bool, list[float]] = field(default_factory=lambda: {False: [], True: []})
     cpu_us: dict[bool, list[float]] = field(default_factory=lambda: {False: [], True: []})
+    server_us: dict[bool, float] = field(default_factory=dict)
+    """Time inside Redis per append script (``INFO commandstats``)."""
 
     def rate(self, cluster: bool) -> float:
         return statistics.fmean(self.rates[cluster])
@@ -136,6 +145,10 @@ def bench_appends(
 ) -> AppendFigures:
     events = recorded_events()
     figures = AppendFigures()
+    for target in (single, cluster):
+        for server in target.servers:
+            with server.client() as node:
+                node.config_resetstat()
     for r in range(rounds):
         order = [False, True] if r % 2 == 0 else [True, False]
         for on_cluster in order:
@@ -144,6 +157,14 @@ def bench_appends(
             figures.rates[on_cluster].append(rate)
             figures.cpu_us[on_cluster].append(cpu_us)
             flush(target)
+    for on_cluster, target in ((False, single), (True, cluster)):
+        calls = usec = 0
+        for server in target.servers:
+            with server.client() as node:
+                stats = node.info("commandstats").get("cmdstat_evalsha", {})
+            calls += int(stats.get("calls", 0))
+            usec += int(stats.get("usec", 0))
+        figures.server_us[on_cluster] = usec / max(1, calls)
     return figures
 
 
@@ -205,6 +226,9 @@ class MoveFigures:
     p99_ms: float
     other: int
     client_cpu: float
+    cpu_ms_per_move: dict[str, float]
+    """CPU time per accepted move of the API processes, the workers, the
+    cluster's Redis servers and the broker (from ``/proc``)."""
 
 
 def bench_moves(
@@ -235,11 +259,14 @@ def bench_moves(
             t.start()
         time.sleep(warmup_s)
         stack.check_running()
+        groups = _process_groups(stack, cluster, broker)
         window_start = time.perf_counter()
         cpu_start = _cpu()
+        servers_start = {name: _group_cpu(pids) for name, pids in groups.items()}
         time.sleep(measure_s)
         window_end = time.perf_counter()
         cpu = _cpu() - cpu_start
+        servers = {name: _group_cpu(pids) - servers_start[name] for name, pids in groups.items()}
         stop.set()
         for t in threads:
             t.join(30)
@@ -256,7 +283,41 @@ def bench_moves(
         accepted[min(len(accepted) - 1, int(0.99 * len(accepted)))] * 1000,
         sum(1 for _, _, status in inside if status != 201),
         cpu / (window_end - window_start),
+        {name: seconds * 1000 / len(accepted) for name, seconds in servers.items()},
     )
+
+
+def _process_groups(
+    stack: Stack, cluster: LocalCluster, broker: LocalCluster
+) -> dict[str, list[int]]:
+    """The pids of the API processes (gunicorn's master and its worker), the
+    workers, the cluster's servers and the broker."""
+    groups: dict[str, list[int]] = {"api": [], "worker": [], "redis": []}
+    by_group = {p.popen.pid: p.name.partition("-")[0] for p in stack.procs}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        name = by_group.get(int(fields[2]))  # the process group: the one started
+        if name in groups:
+            groups[name].append(int(stat.parent.name))
+    groups["redis"] = [s.proc.pid for s in cluster.servers]
+    groups["broker"] = [broker.servers[0].proc.pid]
+    return groups
+
+
+def _group_cpu(pids: list[int]) -> float:
+    """User and system CPU seconds of ``pids`` so far (0 for any gone)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
 
 
 def _cpu() -> float:
@@ -292,7 +353,8 @@ def main(argv: list[str] | None = None) -> None:
         for name, on_cluster in (("single Redis    ", False), ("3-master cluster", True)):
             print(
                 f"  {name} {appends.rate(on_cluster):9,.0f} events/s"
-                f"   writers' CPU {appends.cpu(on_cluster):5.0f} us/event"
+                f"   writers' CPU {appends.cpu(on_cluster):4.0f} us/event"
+                f"   inside Redis {appends.server_us[on_cluster]:4.1f} us/append"
             )
         print(f"  cluster/single: {appends.ratio():.2f} (median of paired rounds)")
         print(
@@ -311,7 +373,12 @@ def main(argv: list[str] | None = None) -> None:
             print(
                 f"  {pairs} API+worker pair(s): {figures.accepted_per_s:7.1f} accepted moves/s"
                 f"   p50 {figures.p50_ms:6.1f} ms   p99 {figures.p99_ms:6.1f} ms"
-                f"   (other answers: {figures.other}; client CPU {figures.client_cpu:.2f} cores)"
+                f"   (other answers: {figures.other})"
+            )
+            per_move = "  ".join(f"{k} {v:.2f}" for k, v in figures.cpu_ms_per_move.items())
+            print(
+                f"      CPU ms per accepted move: {per_move}"
+                f"   (clients: {figures.client_cpu:.2f} cores)"
             )
         gain = results[1].accepted_per_s / results[0].accepted_per_s
         print(f"  2 pairs / 1 pair: {gain:.2f}x")

@@ -164,8 +164,13 @@ def test_appends_wait_for_a_replica_and_say_when_none_confirmed(
     primary_and_replica: tuple[LocalCluster, LocalCluster],
 ) -> None:
     primary, replica = primary_and_replica
+    settings = load_settings(
+        redis_url=primary.url, redis_wait_replicas=1, redis_wait_timeout_ms=300
+    )
+    from_settings = EventStore(Runtime.from_settings(settings).redis)
+    assert (from_settings.wait_replicas, from_settings.wait_timeout_ms) == (1, 300)
     client = primary.servers[0].client()
-    require_replicas(client, 1, 300)  # as CARDROOM_REDIS_WAIT_REPLICAS=1 does
+    require_replicas(client, 1, 300)  # what CARDROOM_REDIS_WAIT_REPLICAS=1 does above
     store = EventStore(client)
     assert (store.wait_replicas, store.wait_timeout_ms) == (1, 300)
     assert store.append("w", [created("w")], 0) == AppendResult(1, 1)
