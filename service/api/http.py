@@ -6,7 +6,7 @@ Kept apart from the blueprints so each view stays three lines: parse, call, retu
 from __future__ import annotations
 
 import json
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from flask import Response, current_app, g, request
 from pydantic import BaseModel
@@ -17,6 +17,10 @@ from .errors import ApiError
 
 M = TypeVar("M", bound=BaseModel)
 JSON_TYPES = ("application/json",)
+MAX_DEPTH: Final = 32
+"""How deeply a body may nest. The deepest real body has four levels (a Hazari
+arrangement); one nested a thousand levels deep would exhaust the recursion
+limit in the parser or in any later walk over it, and answer 500."""
 
 
 def service() -> GameService:
@@ -41,7 +45,31 @@ def body(model: type[M]) -> M:
         raise ApiError(
             400, "malformed-json", "Malformed JSON", f"the body is not JSON: {exc}"
         ) from None
+    except RecursionError:
+        raise _too_deep() from None
+    if not _shallow(data):
+        raise _too_deep()
     return model.model_validate(data)
+
+
+def _too_deep() -> ApiError:
+    detail = f"the body nests more than {MAX_DEPTH} levels deep"
+    return ApiError(400, "malformed-json", "Malformed JSON", detail)
+
+
+def _shallow(data: Any) -> bool:
+    """Whether ``data`` nests at most :data:`MAX_DEPTH` levels (walked without recursion)."""
+    level: list[Any] = [data]
+    for _ in range(MAX_DEPTH + 1):
+        level = [
+            child
+            for item in level
+            if isinstance(item, dict | list)
+            for child in (item.values() if isinstance(item, dict) else item)
+        ]
+        if not level:
+            return True
+    return False
 
 
 def query(model: type[M]) -> M:
