@@ -270,6 +270,9 @@ def bench_moves(
         stop.set()
         for t in threads:
             t.join(30)
+    except BaseException:
+        print(stack.logs())
+        raise
     finally:
         stack.stop()
     inside = [r for r in samples.rows if window_start <= r[0] < window_end]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -49,7 +50,9 @@ class Stack:
     """API and worker processes sharing one environment."""
 
     env: dict[str, str]
-    directory: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cardroom-")))
+    directory: Path = field(
+        default_factory=lambda: Path(tempfile.mkdtemp(prefix="cardroom-stack-"))
+    )
     procs: list[Proc] = field(default_factory=list)
     api_urls: list[str] = field(default_factory=list)
 
@@ -118,7 +121,8 @@ class Stack:
         return "\n".join(f"--- {p.name}\n{p.log_tail(lines)}" for p in self.procs)
 
     def stop(self) -> None:
-        """SIGTERM every process group, then SIGKILL what is left."""
+        """SIGTERM every process group, then SIGKILL what is left; delete the
+        logs (print :meth:`logs` first to keep what they say)."""
         for proc in self.procs:
             if proc.popen.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -132,6 +136,7 @@ class Stack:
                     os.killpg(proc.popen.pid, signal.SIGKILL)
                 proc.popen.wait(5)
         self.procs.clear()
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 def base_env(
