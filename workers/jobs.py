@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from typing import Any, cast
+from datetime import UTC, datetime
+from typing import Any, Final, cast
 
 from service import keys
 from service.engines import game as table
@@ -24,6 +25,11 @@ from .context import context
 log = logging.getLogger("cardroom.jobs")
 
 TURN_FIELD = "turn:"
+FOLLOWUP_ID: Final = "cardroom-followup-{game_id}-{version}"
+"""The id :meth:`service.runtime.Runtime.enqueue_followup` gives a follow-up job."""
+ABANDONED_AFTER_S: Final = 30.0
+"""A follow-up job "started" this long ago is taken for abandoned by a killed worker
+(follow-ups take milliseconds; running one twice is safe)."""
 
 
 def process_game(game_id: str) -> JSON:
@@ -277,12 +283,48 @@ def reconcile(limit: int = 500) -> JSON:
                     log.warning("reconcile: indexed game has no events", extra={"game_id": game_id})
                     continue
                 if needed:
-                    ctx.runtime.enqueue_followup(game_id, store.version(game_id))
+                    version = store.version(game_id)
+                    _drop_dead_followup(game_id, version)
+                    ctx.runtime.enqueue_followup(game_id, version)
                     enqueued += 1
             if cursor is None:
                 break
     log.info("job", extra={"job": "reconcile", "scanned": scanned, "enqueued": enqueued})
     return {"scanned": scanned, "enqueued": enqueued}
+
+
+def _drop_dead_followup(game_id: str, version: int) -> None:
+    """Delete the follow-up job of ``game_id`` at ``version`` if it will never run again.
+
+    RQ refuses to enqueue an id that exists, and a follow-up that failed for
+    good stays in the failed registry for days, one whose worker was killed
+    stays "started" until RQ's maintenance notices: the reconciler's enqueue
+    would be refused without a word and the game would wait for ever.
+    """
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job, JobStatus
+
+    job_id = FOLLOWUP_ID.format(game_id=game_id, version=version)
+    try:
+        job = Job.fetch(job_id, connection=context().runtime.queue_redis)
+    except NoSuchJobError:
+        return
+    status = job.get_status(refresh=False)
+    started = job.started_at
+    if started is not None and started.tzinfo is None:
+        started = started.replace(tzinfo=UTC)
+    abandoned = (
+        status == JobStatus.STARTED
+        and started is not None
+        and (datetime.now(UTC) - started).total_seconds() > ABANDONED_AFTER_S
+    )
+    done = status in (JobStatus.FAILED, JobStatus.FINISHED, JobStatus.STOPPED, JobStatus.CANCELED)
+    if done or abandoned:
+        log.warning(
+            "reconcile: running a dead follow-up again",
+            extra={"game_id": game_id, "version": version, "job_status": str(status)},
+        )
+        job.delete()
 
 
 def _needs_work(game_id: str, now_ms: int) -> bool:
