@@ -31,7 +31,7 @@ from .murlan_combos import (
 )
 
 if TYPE_CHECKING:
-    from .murlan import MurlanState
+    from .murlan_state import MurlanState
 
 Counts = tuple[int, ...]
 

@@ -1,0 +1,129 @@
+"""Fast playouts of a Murlan hand: the loop random playouts and searching
+bots run thousands of times.
+
+:func:`play_out` makes the moves of a hand on local variables, with no move
+bodies or events, and gives the same state as making them through the
+engine (:mod:`.murlan`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable
+
+from .murlan_combos import (
+    DECK_SIZE,
+    RANK_COUNT,
+    RANK_START,
+    SINGLE,
+    SINGLES,
+    classify,
+    names,
+    nth_play,
+    play_blocks,
+    plays,
+    quads,
+)
+from .murlan_state import PLAYING, SEATS, MurlanState, Trick, remove_cards
+
+Chooser = Callable[[int], int]
+"""``choose(n)`` picks an index in ``range(n)``: a random or searching policy."""
+
+
+def play_out(state: MurlanState, choose: Chooser) -> MurlanState:
+    """Finish the current hand, each move being ``legal_moves(...)[choose(n)]``
+    with ``n`` the number of legal moves (plays in their listed order, then
+    ``pass`` when allowed).
+
+    The result equals making those moves through :meth:`MurlanEngine.decide`
+    and :meth:`MurlanEngine.apply`, but the moves in between are made on
+    local variables, with no move bodies or events: this is the loop random
+    playouts and searching bots run thousands of times. The chosen play is
+    found by index in the blocks of :func:`~.murlan_combos.play_blocks`
+    without building the others. The hand's last move goes through
+    ``decide``/``apply``, so scoring and the match's outcome live in one place.
+    """
+    if state.phase != PLAYING:
+        raise ValueError(f"play_out needs a hand in play, not phase {state.phase!r}")
+    any_higher = state.any_higher
+    hands = list(state.deal.hands)
+    out = list(state.deal.out)
+    turn, table, cards, last, passes, must = state.trick
+    players_in = sum(1 for h in hands if h)
+    bombs = [quads(h) for h in hands]  # each seat's quads, kept up to date
+    # Following a single, the lowest code that beats it (55: nothing does).
+    floor = -1
+    if table is not None and table.kind is SINGLE:
+        floor = RANK_START[table.value + 1] if table.value + 1 < RANK_COUNT else DECK_SIZE + 1
+    # Passes that clear the table: everyone else still in, or everyone if the
+    # last player has gone out.
+    needed = players_in - 1 if last >= 0 and hands[last] else players_in
+    while True:
+        hand = hands[turn]
+        play: tuple[int, ...] | None
+        if floor >= 0:
+            # The commonest position, inlined: higher singles, then quads, then pass.
+            start = bisect_left(hand, floor)
+            held = bombs[turn]
+            singles = len(hand) - start
+            k = choose(singles + len(held) + 1)
+            if k < singles:
+                play = (hand[start + k],)
+            elif k < singles + len(held):
+                play = held[k - singles]
+            else:
+                play = None
+        elif must >= 0:
+            options = [p for p in plays(hand, table, any_higher) if must in p]
+            play = options[choose(len(options))]
+        else:
+            blocks = play_blocks(hand, table, any_higher)
+            count = sum([b[0] for b in blocks])
+            k = choose(count + (table is not None))
+            play = nth_play(blocks, k) if k < count else None
+        if play is None:
+            passes += 1
+            if passes >= needed:
+                turn, leader_in = last, bool(hands[last])
+                table, cards, last, passes, floor = None, (), -1, 0, -1
+                if leader_in:  # he leads again; if he went out, the next one still in
+                    continue
+            while True:  # the next seat still holding cards
+                turn = (turn + 1) % SEATS
+                if hands[turn]:
+                    break
+            continue
+        if len(play) == len(hand) and len(out) == SEATS - 2:
+            deal = state.deal._replace(hands=tuple(hands), out=tuple(out))
+            before = state._replace(deal=deal, trick=Trick(turn, table, cards, last, passes, must))
+            return _last_play(before, turn, play)
+        if len(play) == len(hand):
+            hands[turn] = ()
+            out.append(turn)
+            players_in -= 1
+            needed = players_in
+        else:
+            hands[turn] = remove_cards(hand, play)
+            needed = players_in - 1
+            if bombs[turn]:
+                gone = set(play)
+                bombs[turn] = [q for q in bombs[turn] if gone.isdisjoint(q)]
+        if len(play) == 1:
+            table = SINGLES[play[0]]
+            floor = RANK_START[table.value + 1] if table.value + 1 < RANK_COUNT else DECK_SIZE + 1
+        else:
+            table, floor = classify(play), -1
+        cards, last, passes, must = play, turn, 0, -1
+        while True:
+            turn = (turn + 1) % SEATS
+            if hands[turn]:
+                break
+
+
+def _last_play(state: MurlanState, seat: int, play: tuple[int, ...]) -> MurlanState:
+    """The hand's last play, made through the engine's ``decide`` and ``apply``."""
+    from .murlan import ENGINE  # (here: the engine module re-exports this one)
+
+    for event in ENGINE.decide(state, seat, {"action": "play", "cards": names(play)}):
+        state = ENGINE.apply(state, event)
+    return state
