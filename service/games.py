@@ -174,16 +174,25 @@ class GameService:
             raise GameNotFound(game_id)
         pipe = self.store.redis.pipeline(transaction=False)
         pipe.hgetall(keys.tokens(game_id))
-        pipe.xlen(keys.events(game_id))
-        hashes, version = pipe.execute()
-        if version == 0:
+        pipe.xrevrange(keys.events(game_id), count=1)
+        hashes, last = pipe.execute()
+        if not last:
             raise GameNotFound(game_id)
         seat = _match_token(hashes, token)
         if seat is None:
             raise Forbidden()
-        cached = DEFAULT_CACHE.get(game_id)
-        state = cached if cached is not None and cached.version == version else self.load(game_id)
-        return seat, state
+        # The last entry's id is "<version>-<ms>": the cached state is current only
+        # if it was folded from that very entry (a failover may reuse a version).
+        version, _, at_ms = last[0][0].partition(b"-")
+        cached = DEFAULT_CACHE.entry(game_id)
+        if (
+            cached is not None
+            and cached[0].version == int(version)
+            and cached[1] is not None
+            and cached[1] == int(at_ms)
+        ):
+            return seat, cached[0]
+        return seat, self.load(game_id)
 
     def authenticate(self, game_id: str, token: str | None, *, required: bool) -> int | None:
         """The seat ``token`` opens in ``game_id``.
@@ -402,12 +411,14 @@ class GameService:
             result = self.store.append(state.game_id, events, state.version, idempotency_key, kept)
         if result.duplicate:
             return new_state, result
-        self._after_append(state, new_state)
+        self._after_append(state, new_state, result.at_ms)
         return new_state, AppendResult(result.first_version, result.last_version, False, response)
 
-    def _after_append(self, old: table.Game | None, new: table.Game) -> None:
+    def _after_append(
+        self, old: table.Game | None, new: table.Game, at_ms: int | None = None
+    ) -> None:
         """Bookkeeping after a successful append: the cached state, the index, the workers."""
-        DEFAULT_CACHE.put(new)
+        DEFAULT_CACHE.put(new, at_ms)
         if old is not None and old.status != new.status:
             self.store.set_status(new.game_id, new.status)
         try:
