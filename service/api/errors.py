@@ -14,6 +14,7 @@ import json
 import logging
 from typing import Any, Final
 
+import redis
 from flask import Flask, Response, current_app
 from flask_limiter import Limiter, RateLimitExceeded
 from pydantic import ValidationError
@@ -24,7 +25,7 @@ from service.engines.base import OptionError, RuleError
 from service.engines.cards import CardError
 from service.engines.game import TableError
 from service.engines.shuffle import SeedError
-from service.errors import BadGameId, GameNotFound, VersionConflict
+from service.errors import BadGameId, GameNotFound, NotReplicated, VersionConflict
 from service.games import Forbidden, IdempotencyKeyReused, Unauthenticated
 from service.index import BadCursor
 
@@ -124,6 +125,23 @@ def handle(exc: Exception) -> Response:
         )
     if isinstance(exc, BadCursor):
         return problem(422, "invalid-body", "Invalid request", str(exc), field="cursor")
+    if isinstance(
+        exc,
+        NotReplicated
+        | redis.exceptions.ConnectionError
+        | redis.exceptions.TimeoutError
+        | redis.exceptions.ClusterError,
+    ):
+        # The store is unreachable or failing over: nothing was acknowledged; try again.
+        log.warning("store unavailable: %s", type(exc).__name__)
+        return problem(
+            503,
+            "store-unavailable",
+            "Store unavailable",
+            "the event store is unavailable for a moment; retry the request "
+            "(with the same idempotency_key) after the Retry-After seconds",
+            headers={"Retry-After": "1"},
+        )
     log.error("unhandled %s", type(exc).__name__, exc_info=exc)
     return problem(
         500,

@@ -9,6 +9,8 @@ from flask.testing import FlaskClient
 
 from service.games import GameService
 
+from .helpers import Api
+
 
 def test_openapi_lists_every_endpoint(client: FlaskClient) -> None:
     doc = client.get("/openapi.json").get_json()
@@ -69,3 +71,20 @@ def test_a_bug_is_a_generic_500(
     assert r.status_code == 500 and r.mimetype == "application/problem+json"
     text = r.get_data(as_text=True)
     assert "internal detail" not in text and "Traceback" not in text and "00ff" not in text
+
+
+def test_an_unreachable_store_is_a_503_with_retry_after(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import redis as redis_lib
+
+    created = api.create("murlan")
+
+    def down(*args: object, **kwargs: object) -> None:
+        raise redis_lib.exceptions.ConnectionError("Connection refused")
+
+    monkeypatch.setattr(api.service.store.redis, "execute_command", down)
+    r = api.client.get(f"/games/{created['game_id']}")
+    assert r.status_code == 503 and r.mimetype == "application/problem+json"
+    assert r.headers["Retry-After"] == "1"
+    assert "Connection refused" not in r.get_data(as_text=True)
