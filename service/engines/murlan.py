@@ -98,6 +98,13 @@ def give_back_choices(hand: tuple[int, ...], min_rank: int) -> tuple[int, ...]:
     return tuple(c for c in hand if RANK_OF[c] == lowest)
 
 
+def _give_back_now(state: MurlanState, seat: int) -> tuple[int, ...]:
+    """The cards ``seat`` may give back now: none unless the exchange waits for him."""
+    if state.phase != EXCHANGE or seat != state.match.last_order[0]:
+        return ()
+    return give_back_choices(state.deal.hands[seat], state.exchange_min_rank)
+
+
 def legal_plays(state: MurlanState) -> list[tuple[int, ...]]:
     """Every play (sorted codes) the seat to act may make now."""
     trick = state.trick
@@ -303,10 +310,7 @@ class MurlanEngine(Engine[MurlanState]):
             if state.trick.table is not None:
                 moves.append({"action": "pass"})
             return moves
-        if state.phase == EXCHANGE and seat == state.match.last_order[0]:
-            choices = give_back_choices(state.deal.hands[seat], state.exchange_min_rank)
-            return [{"action": "give_back", "card": CARD_NAMES[c]} for c in choices]
-        return []
+        return [{"action": "give_back", "card": CARD_NAMES[c]} for c in _give_back_now(state, seat)]
 
     def view(self, state: MurlanState, viewer: int | None) -> JSON:
         deal, trick, match = state.deal, state.trick, state.match
@@ -354,8 +358,8 @@ class MurlanEngine(Engine[MurlanState]):
 
     # -- automatic players --------------------------------------------------------
     def bot_move(self, state: MurlanState, seat: int) -> JSON:
-        if state.phase == EXCHANGE and seat == state.match.last_order[0]:
-            choices = give_back_choices(state.deal.hands[seat], state.exchange_min_rank)
+        choices = _give_back_now(state, seat)
+        if choices:
             card = murlan_bot.give_back(state.deal.hands[seat], choices)
             return {"action": "give_back", "card": CARD_NAMES[card]}
         self._check_turn(state, seat)
@@ -367,8 +371,8 @@ class MurlanEngine(Engine[MurlanState]):
     def timeout_move(self, state: MurlanState, seat: int) -> JSON:
         """Pass when passing is allowed, else lead the lowest legal play (a
         single); in the exchange, give back the lowest allowed card."""
-        if state.phase == EXCHANGE and seat == state.match.last_order[0]:
-            choices = give_back_choices(state.deal.hands[seat], state.exchange_min_rank)
+        choices = _give_back_now(state, seat)
+        if choices:
             return {"action": "give_back", "card": CARD_NAMES[choices[0]]}
         self._check_turn(state, seat)
         if state.trick.table is not None:

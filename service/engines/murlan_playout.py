@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
+from typing import Final
 
 from .murlan_combos import (
     DECK_SIZE,
@@ -28,6 +29,12 @@ from .murlan_state import PLAYING, SEATS, MurlanState, Trick, remove_cards
 
 Chooser = Callable[[int], int]
 """``choose(n)`` picks an index in ``range(n)``: a random or searching policy."""
+
+FLOOR_ABOVE: Final[tuple[int, ...]] = tuple(
+    RANK_START[value + 1] if value + 1 < RANK_COUNT else DECK_SIZE + 1
+    for value in range(RANK_COUNT)
+)
+"""Following a single of rank ``value``, the lowest code that beats it (55: nothing does)."""
 
 
 def play_out(state: MurlanState, choose: Chooser) -> MurlanState:
@@ -51,10 +58,8 @@ def play_out(state: MurlanState, choose: Chooser) -> MurlanState:
     turn, table, cards, last, passes, must = state.trick
     players_in = sum(1 for h in hands if h)
     bombs = [quads(h) for h in hands]  # each seat's quads, kept up to date
-    # Following a single, the lowest code that beats it (55: nothing does).
-    floor = -1
-    if table is not None and table.kind is SINGLE:
-        floor = RANK_START[table.value + 1] if table.value + 1 < RANK_COUNT else DECK_SIZE + 1
+    # Following a single, the lowest code that beats it (-1: not following a single).
+    floor = FLOOR_ABOVE[table.value] if table is not None and table.kind is SINGLE else -1
     # Passes that clear the table: everyone else still in, or everyone if the
     # last player has gone out.
     needed = players_in - 1 if last >= 0 and hands[last] else players_in
@@ -88,42 +93,46 @@ def play_out(state: MurlanState, choose: Chooser) -> MurlanState:
                 table, cards, last, passes, floor = None, (), -1, 0, -1
                 if leader_in:  # he leads again; if he went out, the next one still in
                     continue
-            while True:  # the next seat still holding cards
-                turn = (turn + 1) % SEATS
-                if hands[turn]:
-                    break
-            continue
-        if len(play) == len(hand) and len(out) == SEATS - 2:
-            deal = state.deal._replace(hands=tuple(hands), out=tuple(out))
-            before = state._replace(deal=deal, trick=Trick(turn, table, cards, last, passes, must))
-            return _last_play(before, turn, play)
-        if len(play) == len(hand):
-            hands[turn] = ()
-            out.append(turn)
-            players_in -= 1
-            needed = players_in
         else:
-            hands[turn] = remove_cards(hand, play)
-            needed = players_in - 1
-            if bombs[turn]:
-                gone = set(play)
-                bombs[turn] = [q for q in bombs[turn] if gone.isdisjoint(q)]
-        if len(play) == 1:
-            table = SINGLES[play[0]]
-            floor = RANK_START[table.value + 1] if table.value + 1 < RANK_COUNT else DECK_SIZE + 1
-        else:
-            table, floor = classify(play), -1
-        cards, last, passes, must = play, turn, 0, -1
-        while True:
+            if len(play) == len(hand) and len(out) == SEATS - 2:
+                trick = Trick(turn, table, cards, last, passes, must)
+                return _last_play(state, hands, out, trick, play)
+            if len(play) == len(hand):
+                hands[turn] = ()
+                out.append(turn)
+                players_in -= 1
+                needed = players_in
+            else:
+                hands[turn] = remove_cards(hand, play)
+                needed = players_in - 1
+                if bombs[turn]:
+                    gone = set(play)
+                    bombs[turn] = [q for q in bombs[turn] if gone.isdisjoint(q)]
+            if len(play) == 1:
+                table = SINGLES[play[0]]
+                floor = FLOOR_ABOVE[table.value]
+            else:
+                table, floor = classify(play), -1
+            cards, last, passes, must = play, turn, 0, -1
+        while True:  # the next seat still holding cards
             turn = (turn + 1) % SEATS
             if hands[turn]:
                 break
 
 
-def _last_play(state: MurlanState, seat: int, play: tuple[int, ...]) -> MurlanState:
-    """The hand's last play, made through the engine's ``decide`` and ``apply``."""
+def _last_play(
+    state: MurlanState,
+    hands: list[tuple[int, ...]],
+    out: list[int],
+    trick: Trick,
+    play: tuple[int, ...],
+) -> MurlanState:
+    """The hand's last play, from the position the playout reached, made
+    through the engine's ``decide`` and ``apply``."""
     from .murlan import ENGINE  # (here: the engine module re-exports this one)
 
-    for event in ENGINE.decide(state, seat, {"action": "play", "cards": names(play)}):
+    deal = state.deal._replace(hands=tuple(hands), out=tuple(out))
+    state = state._replace(deal=deal, trick=trick)
+    for event in ENGINE.decide(state, trick.turn, {"action": "play", "cards": names(play)}):
         state = ENGINE.apply(state, event)
     return state
