@@ -50,11 +50,12 @@ def _opponent_cards(state: AziState, seat: int) -> int:
     return sum(len(state.hands[s]) for s in state.players_in_play() if s != seat)
 
 
-def _beaters(state: AziState, card: str, unseen: Sequence[str]) -> int:
-    """Unseen cards that beat ``card`` when it leads its suit."""
+def _beaters(state: AziState, card: str, led: str, unseen: Sequence[str]) -> int:
+    """Unseen cards that beat ``card`` in a trick whose first card is ``led``
+    (``card`` itself when it leads)."""
     assert state.trump is not None
-    mine = power(card, suit_of(card), state.trump, state.six_on_stage)
-    return sum(1 for c in unseen if power(c, suit_of(card), state.trump, state.six_on_stage) > mine)
+    mine = power(card, suit_of(led), state.trump, state.six_on_stage)
+    return sum(1 for c in unseen if power(c, suit_of(led), state.trump, state.six_on_stage) > mine)
 
 
 def card_chance(state: AziState, seat: int, card: str, unseen: Sequence[str]) -> float:
@@ -67,7 +68,7 @@ def card_chance(state: AziState, seat: int, card: str, unseen: Sequence[str]) ->
         1 for c in unseen if suit_of(c) == suit_of(card) and rank_of(c) > rank_of(card)
     )
     if suit_of(card) == state.trump:
-        return (1.0 - held) ** _beaters(state, card, unseen)
+        return (1.0 - held) ** _beaters(state, card, card, unseen)
     return (1.0 - held) ** higher_same * SIDE_SUIT_TRUMP_RISK ** max(opponents, 0)
 
 
@@ -152,7 +153,7 @@ def _play(state: AziState, seat: int) -> JSON:
     if last:
         return {"action": "play", "card": weakest_card(state, seat, winning)}
     led = state.trick[0][1]
-    safe = [c for c in winning if _beaters_following(state, c, led, unseen) == 0]
+    safe = [c for c in winning if _beaters(state, c, led, unseen) == 0]
     if safe:
         return {"action": "play", "card": weakest_card(state, seat, safe)}
     return {"action": "play", "card": max(winning, key=lambda c: card_value(state, c))}
@@ -161,12 +162,6 @@ def _play(state: AziState, seat: int) -> JSON:
 def _takes(state: AziState, seat: int, card: str) -> bool:
     assert state.trump is not None
     return trick_winner((*state.trick, (seat, card)), state.trump, state.six_on_stage) == seat
-
-
-def _beaters_following(state: AziState, card: str, led: str, unseen: Sequence[str]) -> int:
-    assert state.trump is not None
-    mine = power(card, suit_of(led), state.trump, state.six_on_stage)
-    return sum(1 for c in unseen if power(c, suit_of(led), state.trump, state.six_on_stage) > mine)
 
 
 def _lead(state: AziState, seat: int, cards: Sequence[str], unseen: Sequence[str]) -> str:
