@@ -1,0 +1,105 @@
+"""``cardroom worker`` and ``cardroom scheduler`` ride out a Redis restart instead of quitting.
+
+RQ's worker leaves its loop on any error in it — a job's bookkeeping hitting
+a Redis that is restarting is one — and then either returns or raises while
+deregistering. Without a supervisor to start it again the games would stop
+for good; ``run_worker`` starts a fresh worker once Redis answers, and ends
+only when asked to (SIGTERM/SIGINT) or in burst mode; ``run_scheduler``
+likewise starts a fresh cron scheduler after RQ's raised. The fault test of a
+Redis restart (``test_faults.py``) shows it with real processes; here the
+loop itself is checked with a stand-in worker.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pytest
+import redis
+
+from service.config import load_settings
+from workers import main
+
+Outcome = BaseException | str
+
+
+class FakeWorker:
+    """Stands in for RQ's SimpleWorker: each instance plays the next scripted outcome."""
+
+    outcomes: ClassVar[list[Outcome]] = []
+    made: ClassVar[int] = 0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        FakeWorker.made += 1
+        self._stop_requested = False
+        self._shutdown_requested_date: object = None
+
+    def work(self, **kwargs: Any) -> bool:
+        outcome = FakeWorker.outcomes.pop(0)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        if outcome == "stopped":  # SIGTERM: RQ records the request, then returns
+            self._shutdown_requested_date = object()
+        return True
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    seen: list[object] = []
+    monkeypatch.setattr(main, "SimpleWorker", FakeWorker)
+    monkeypatch.setattr(main, "_await_redis", seen.append)
+    FakeWorker.made = 0
+    return seen
+
+
+def run(*outcomes: Outcome, burst: bool = False) -> int:
+    FakeWorker.outcomes = list(outcomes)
+    settings = load_settings(redis_url="redis://127.0.0.1:1/0")
+    code = main.run_worker(settings, burst=burst, with_scheduler=False)
+    assert not FakeWorker.outcomes, "the worker stopped early"
+    return code
+
+
+def test_a_lost_redis_starts_a_fresh_worker_once_it_answers(waits: list[object]) -> None:
+    lost = redis.ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+    assert run(lost, redis.TimeoutError("timed out"), "stopped") == 0
+    assert FakeWorker.made == 3 and len(waits) == 2
+
+
+def test_a_loop_left_after_an_error_is_entered_again(waits: list[object]) -> None:
+    assert run("quit after an error", "stopped") == 0  # RQ returned without a stop request
+    assert FakeWorker.made == 2 and len(waits) == 1
+
+
+def test_a_requested_stop_and_a_burst_end_the_process(waits: list[object]) -> None:
+    assert run("stopped") == 0
+    assert run("done", burst=True) == 0
+    assert FakeWorker.made == 2 and not waits
+
+
+class FakeCron:
+    """Stands in for RQ's CronScheduler: ``start`` raises the scripted errors, then returns."""
+
+    errors: ClassVar[list[BaseException]] = []
+    made: ClassVar[int] = 0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        FakeCron.made += 1
+
+    def register(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def start(self) -> None:
+        if FakeCron.errors:
+            raise FakeCron.errors.pop(0)
+
+
+def test_the_scheduler_starts_again_once_redis_answers(
+    waits: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(main, "CronScheduler", FakeCron)
+    FakeCron.errors = [redis.ConnectionError("Connection closed by server.")]
+    FakeCron.made = 0
+    settings = load_settings(redis_url="redis://127.0.0.1:1/0")
+    assert main.run_scheduler(settings, interval_s=1) == 0
+    assert FakeCron.made == 2 and len(waits) == 1
