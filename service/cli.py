@@ -13,6 +13,8 @@ from .config import ConfigError, load_settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .errors import StoreError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -20,6 +22,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"cardroom: {exc}", file=sys.stderr)
         return 2
+    except (StoreError, OSError, ValueError) as exc:
+        print(f"cardroom {sys.argv[1] if len(sys.argv) > 1 else ''}: {exc}", file=sys.stderr)
+        return 1
     return code
 
 
