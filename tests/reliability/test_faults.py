@@ -1,0 +1,238 @@
+"""Faults in the middle of play, on a stack of real processes (``bench.stacklib``).
+
+Each test starts its own Redis (the deploy's AOF config, ``appendfsync
+always``) on a free port and private directory, its own API under gunicorn
+and its own ``cardroom worker`` and ``cardroom scheduler`` processes, and
+stops them all at the end. Human-style clients play while the fault is
+injected; afterwards every game must have ended and pass every check of
+``bench.integrity`` (contiguous versions, every acknowledged move in the
+stream and nothing else, a clean audit, Azi chips conserved).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from rq import Queue, Worker
+from rq.job import Job, JobStatus
+
+from bench.players import TableSpec
+from bench.stacklib import Proc, Stack, running_stack
+from service.store import EventStore
+
+from .faults import (
+    Players,
+    acks_in_stream,
+    check_all,
+    figures,
+    needs_redis_server,
+    wait_ended,
+    wait_state,
+    wait_version,
+    waits_for_a_worker,
+)
+
+pytestmark = [needs_redis_server]
+
+AZI = TableSpec("azi", {"buy_in": 40, "ante": 10, "min_bet": 10}, 3)
+HAZARI = TableSpec("hazari", {"target": 360})
+MURLAN_BOTS = TableSpec("murlan", {}, bots=3)
+MURLAN_ALL_BOTS = TableSpec("murlan", {}, bots=4)
+AZI_BOTS = TableSpec("azi", {"buy_in": 30, "ante": 10, "min_bet": 10}, 3)
+HAZARI_BOTS = TableSpec("hazari", {"target": 360})
+
+
+@pytest.fixture
+def stack() -> Iterator[Stack]:
+    with running_stack(workers=2, scheduler=True) as made:
+        yield made
+
+
+@pytest.mark.parametrize("how", ["sigterm", "sigkill"])
+def test_redis_restart_loses_no_acknowledged_move(stack: Stack, how: str) -> None:
+    """Redis goes down mid-play and comes back on the same AOF: every 201 is still there."""
+    store = EventStore(stack.redis.client())
+    players = Players(stack.api_url, [AZI, AZI, HAZARI], tolerate_5xx=True)
+    tables = players.start()
+    for t in tables:
+        wait_version(store, t.game_id, 20)
+    acked_before = len(players.stats.acks)
+    store.redis.close()
+    down = time.monotonic()
+    stack.redis.restart(kill=how == "sigkill")
+    outage_s = time.monotonic() - down
+    store = EventStore(stack.redis.client())
+    found = acks_in_stream(store, players.stats)
+    assert found >= acked_before > 0
+    # play resumes: every table moves on and ends
+    wait_ended(store, [t.game_id for t in tables])
+    players.join()
+    stack.check_running()
+    checks = check_all(stack, players, [t.game_id for t in tables])
+    failed = {k: n for k, n in players.stats.statuses.items() if not k[1].startswith(("2", "4"))}
+    figures(
+        f"redis {how} restart",
+        outage_s=round(outage_s, 2),
+        acked_before_restart=acked_before,
+        acked_total=len({(a.game_id, a.first_version) for a in players.stats.acks}),
+        events=sum(c.version for c in checks),
+        errors_during_outage=dict(failed),
+        stream_resumes=players.stats.resumes,
+    )
+
+
+def test_killed_worker_and_api_process_mid_request(stack: Stack) -> None:
+    """SIGKILL workers while they run a job and gunicorn's workers while they serve
+    requests (live streams, moves): the games still end and audit clean."""
+    store = EventStore(stack.redis.client())
+    players = Players(stack.api_url, [AZI, AZI, HAZARI, MURLAN_BOTS], deadline_s=240)
+    tables = players.start()
+    ids = [t.game_id for t in tables]
+    caught = 0
+    for n in range(3):
+        wait_version(store, ids[n % len(ids)], 10 + 10 * n)
+        victim = stack.workers[n % len(stack.workers)]
+        caught += kill_worker_mid_job(store.redis, victim)
+        stack.workers.remove(victim)
+        stack.start_worker()
+    resumes = players.stats.resumes
+    killed = []
+    for pid in stack.wait_api_workers(2):
+        wait_version(store, ids[0], store.version(ids[0]) + 2)
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+        replace_deadline = time.monotonic() + 60
+        while len(set(stack.wait_api_workers(2)) - set(killed)) < 2:
+            assert time.monotonic() < replace_deadline, "gunicorn did not replace its worker"
+            time.sleep(0.05)  # a process that is starting offers nothing to block on
+    wait_ended(store, ids, 240)
+    players.join()
+    stack.check_running()
+    checks = check_all(stack, players, ids)
+    assert players.stats.resumes > resumes, "no live stream was cut by the API kills"
+    errors = {f"{k} {s}": n for (k, s), n in players.stats.statuses.items() if not s.isdigit()}
+    figures(
+        "kill workers and API processes",
+        worker_kills=3,
+        worker_kills_mid_job=caught,
+        api_kills=len(killed),
+        transport_errors=errors,
+        stream_resumes=players.stats.resumes,
+        moves_acked=len({(a.game_id, a.first_version) for a in players.stats.acks}),
+        events=sum(c.version for c in checks),
+    )
+
+
+def kill_worker_mid_job(redis: Any, victim: Proc, deadline_s: float = 20) -> int:
+    """SIGKILL ``victim`` as soon as RQ says it is running a job; 1 if the job was
+    left unfinished (then the reconciler must notice it), else 0."""
+    deadline = time.monotonic() + deadline_s
+    job_id = None
+    while job_id is None and time.monotonic() < deadline:
+        for worker in Worker.all(connection=redis):
+            if worker.pid == victim.pid:
+                job_id = worker.get_current_job_id()
+        if job_id is None:
+            time.sleep(0.005)  # jobs take milliseconds: look often
+    victim.kill()
+    if job_id is None:
+        return 0
+    job = Job.fetch(job_id, connection=redis)
+    return 1 if job.get_status() == JobStatus.STARTED else 0
+
+
+def open_bot_table(http: httpx.Client, spec: TableSpec) -> str:
+    """A table of bots only: nothing but the workers can play it."""
+    body: dict[str, Any] = {"game": spec.game, "options": spec.options}
+    if spec.seats is not None:
+        body["seats"] = spec.seats
+    created = http.post("/games", json=body).json()
+    for n in range(created["seats"]):
+        r = http.post(f"/games/{created['game_id']}/seats", json={"name": f"b{n}", "bot": True})
+        assert r.status_code == 201, r.text
+    return str(created["game_id"])
+
+
+def test_a_queue_filled_while_the_workers_are_down_is_caught_up() -> None:
+    """No worker runs while tables fill the queue; then two start and catch up."""
+    with running_stack(workers=0, scheduler=False) as stack:
+        store = EventStore(stack.redis.client())
+        queue = Queue(
+            stack.env.get("CARDROOM_QUEUE_NAME", "cardroom"), connection=stack.redis.client()
+        )
+        with httpx.Client(base_url=stack.api_url, timeout=30) as http:
+            bots = [open_bot_table(http, AZI_BOTS) for _ in range(16)]
+            bots += [open_bot_table(http, HAZARI_BOTS) for _ in range(4)]
+        players = Players(stack.api_url, [AZI, AZI, HAZARI], deadline_s=240)
+        tables = players.start()
+        ids = bots + [t.game_id for t in tables]
+        for t in tables:  # the clients play until their tables wait for a worker
+            wait_state(store, t.game_id, waits_for_a_worker)
+        depth = len(queue)
+        assert depth >= len(ids)
+        started = time.monotonic()
+        stack.start_worker()
+        stack.start_worker()
+        stack.start_scheduler()
+        wait_ended(store, ids, 240)
+        ended_s = time.monotonic() - started
+        drained_at = time.monotonic() + 60
+        while len(queue) > 0:  # the last follow-ups of the ended games
+            assert time.monotonic() < drained_at, f"{len(queue)} jobs still queued"
+            time.sleep(0.1)  # the queue's length is all there is to look at
+        players.join()
+        stack.check_running()
+        checks = check_all(stack, players, ids)
+        figures(
+            "queue filled while workers were down",
+            tables=len(ids),
+            queued_jobs_at_start=depth,
+            all_games_ended_s=round(ended_s, 1),
+            events=sum(c.version for c in checks),
+            events_per_s=round(sum(c.version for c in checks) / ended_s, 1),
+        )
+
+
+def test_a_dropped_live_stream_resumes_from_its_last_version(stack: Stack) -> None:
+    """Cut a live NDJSON stream again and again mid-game; resumed with
+    ``?after=<last version>`` the events arrive each exactly once, in order."""
+    rng = random.Random(5)
+    store = EventStore(stack.redis.client())
+    with httpx.Client(base_url=stack.api_url, timeout=httpx.Timeout(20)) as http:
+        game_id = open_bot_table(http, MURLAN_ALL_BOTS)
+        received: list[int] = []
+        drops = 0
+        ended = False
+        while not ended:
+            assert drops < 500, "the game never ended"
+            cut_after = rng.randint(1, 40)
+            headers = {"Accept": "application/x-ndjson"}
+            params = {"after": str(received[-1] if received else 0)}
+            with http.stream(
+                "GET", f"/games/{game_id}/events", params=params, headers=headers
+            ) as r:
+                assert r.status_code == 200
+                fresh = 0
+                for line in r.iter_lines():
+                    item = json.loads(line)
+                    if item["kind"] == "event":
+                        received.append(item["version"])
+                        fresh += 1
+                    elif item["kind"] == "end":
+                        ended = True
+                        break
+                    if fresh >= cut_after:
+                        drops += 1
+                        break  # leaving the block closes the connection mid-stream
+        stored = store.read(game_id)
+        assert received == [s.version for s in stored] == list(range(1, len(stored) + 1))
+        assert http.get("/healthz").status_code == 200
+    figures("dropped live stream", drops=drops, events=len(received), gaps=0, duplicates=0)
