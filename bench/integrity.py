@@ -19,13 +19,18 @@ For each game, straight from its Redis stream (not from what the API says):
   and the workers' chip ledger of settled pots sums to zero with one entry
   per seat per settled pot;
 - the public replay document of the ended game passes the offline audit.
+
+And over every process's log: no seat token, no digest of one, no server
+seed (:func:`secrets_in_logs`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -36,7 +41,7 @@ from service.engines import game as table
 from service.replay import RecordedEvent, audit, audit_replay
 from service.store import EventStore, StoredEvent
 
-from .players import Ack
+from .players import Ack, Table
 
 PROJECTION_WAIT_S = 60.0
 
@@ -189,6 +194,23 @@ def _check_chips(store: EventStore, game_id: str, stored: list[StoredEvent], bad
         bad(f"the chip ledger differs from the settled pots ({len(ledger)} vs {len(expected)})")
     if sum(ledger.values()) != 0:
         bad(f"the chip ledger sums to {sum(ledger.values())}")
+
+
+def secrets_in_logs(directory: Path, store: EventStore, tables: Iterable[Table]) -> list[str]:
+    """Where a seat token, its digest or a game's server seed shows in a process's log."""
+    secrets: dict[str, str] = {}
+    for t in tables:
+        for seat, token in t.tokens.items():
+            secrets[token] = f"the token of seat {seat} of {t.game_id}"
+            secrets[hashlib.sha256(token.encode()).hexdigest()] = f"the digest of {token[:4]}…"
+        seed = store.get_secret(t.game_id)
+        if seed is not None:
+            secrets[seed.hex()] = f"the server seed of {t.game_id}"
+    found = []
+    for log in sorted(directory.glob("*.log")):
+        text = log.read_text(errors="replace")
+        found += [f"{log.name} shows {what}" for secret, what in secrets.items() if secret in text]
+    return found
 
 
 def _text(value: bytes | str) -> str:

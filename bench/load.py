@@ -20,7 +20,9 @@ request and every answer by status, then checks each game
 acknowledged move is in it with its move and nothing else is, the events
 audit clean with the revealed seed and match the workers' snapshot, the live
 stream delivered every version once, Azi chips are conserved, and the replay
-document passes the offline audit. Exit status 1 if anything failed.
+document passes the offline audit; and no process logged a seat token or
+a server seed (the processes log every request, at INFO). Exit status 1 if
+anything failed.
 ``--json FILE`` writes the figures.
 """
 
@@ -41,7 +43,7 @@ import httpx
 
 from service.store import EventStore
 
-from .integrity import GameCheck, check_game
+from .integrity import GameCheck, check_game, secrets_in_logs
 from .players import Behaviour, Client, Deadline, Stats, Table, TableSpec, percentile, play_table
 from .stacklib import Stack, running_stack
 
@@ -179,11 +181,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     specs = QUICK if args.quick else FULL
     deadline = args.deadline or (300.0 if args.quick else 900.0)
-    with running_stack(api_threads=args.api_threads, keep=args.keep) as stack:
+    with running_stack(
+        api_threads=args.api_threads, keep=args.keep, CARDROOM_LOG_LEVEL="INFO"
+    ) as stack:
         run = asyncio.run(play_all(stack.api_url, specs, args.seed, deadline, Behaviour()))
         checks = check_all(stack, run)
         stack.check_running()
+        leaks = secrets_in_logs(stack.directory, EventStore(stack.redis.client()), run.tables)
     out = figures(run, checks, specs, args.api_threads)
+    out["problems"].extend(leaks)
     for check in checks:
         out["problems"].extend(f"{check.game} {check.game_id}: {p}" for p in check.problems)
     print(report(out))

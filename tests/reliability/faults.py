@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from bench.integrity import GameCheck, check_game
+from bench.integrity import GameCheck, check_game, secrets_in_logs
 from bench.players import Behaviour, Client, Stats, Table, TableSpec, play_table
 from bench.stacklib import REDIS_SERVER, Stack
 from service.engines import game as table
@@ -101,19 +101,6 @@ class Players:
             )
 
 
-def wait_version(store: EventStore, game_id: str, at_least: int, deadline_s: float = 120) -> int:
-    """Until the game's stream reaches ``at_least`` (blocking reads on it); its version."""
-    deadline = time.monotonic() + deadline_s
-    version = store.version(game_id)
-    while version < at_least:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise AssertionError(f"game {game_id} stuck at version {version} < {at_least}")
-        store.wait(game_id, version, max(1, int(min(left, 1.0) * 1000)))
-        version = store.version(game_id)
-    return version
-
-
 def wait_state(
     store: EventStore, game_id: str, done: Callable[[table.Game], bool], deadline_s: float = 120
 ) -> table.Game:
@@ -168,6 +155,8 @@ def check_all(stack: Stack, players: Players | None, game_ids: Sequence[str]) ->
             for game_id in game_ids
         ]
     problems = [f"{c.game} {c.game_id}: {p}" for c in checks for p in c.problems]
+    if players is not None:
+        problems += secrets_in_logs(stack.directory, store, players.tables)
     assert not problems, problems
     return checks
 

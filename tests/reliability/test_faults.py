@@ -16,7 +16,7 @@ import os
 import random
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -26,6 +26,7 @@ from rq.job import Job, JobStatus
 
 from bench.players import TableSpec
 from bench.stacklib import Proc, Stack, running_stack
+from service.engines import game as table
 from service.store import EventStore
 
 from .faults import (
@@ -36,13 +37,13 @@ from .faults import (
     needs_redis_server,
     wait_ended,
     wait_state,
-    wait_version,
     waits_for_a_worker,
 )
 
 pytestmark = [needs_redis_server]
 
 AZI = TableSpec("azi", {"buy_in": 40, "ante": 10, "min_bet": 10}, 3)
+AZI_LONG = TableSpec("azi", {"buy_in": 100, "ante": 10, "min_bet": 10}, 2)
 HAZARI = TableSpec("hazari", {"target": 360})
 MURLAN_BOTS = TableSpec("murlan", {}, bots=3)
 MURLAN_ALL_BOTS = TableSpec("murlan", {}, bots=4)
@@ -50,9 +51,32 @@ AZI_BOTS = TableSpec("azi", {"buy_in": 30, "ante": 10, "min_bet": 10}, 3)
 HAZARI_BOTS = TableSpec("hazari", {"target": 360})
 
 
+def failures(players: Players) -> int:
+    """Answers the clients got that were not answers: 5xx and transport errors."""
+    return sum(n for (_, status), n in players.stats.statuses.items() if not answered(status))
+
+
+def answered(status: str) -> bool:
+    """A status below 500 (not a server error, not a transport error's name)."""
+    return status.isdigit() and int(status) < 500
+
+
+def until(condition: Callable[[], bool], deadline_s: float) -> None:
+    """Until ``condition`` holds (it reads counters the clients' thread updates)."""
+    deadline = time.monotonic() + deadline_s
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.02)
+
+
+def reached(version: int) -> Callable[[table.Game], bool]:
+    """The game is at ``version`` or beyond, or has ended (a game may end early)."""
+    return lambda state: state.version >= version or state.over
+
+
 @pytest.fixture
 def stack() -> Iterator[Stack]:
-    with running_stack(workers=2, scheduler=True) as made:
+    with running_stack(workers=2, scheduler=True, CARDROOM_LOG_LEVEL="INFO") as made:
         yield made
 
 
@@ -60,14 +84,21 @@ def stack() -> Iterator[Stack]:
 def test_redis_restart_loses_no_acknowledged_move(stack: Stack, how: str) -> None:
     """Redis goes down mid-play and comes back on the same AOF: every 201 is still there."""
     store = EventStore(stack.redis.client())
-    players = Players(stack.api_url, [AZI, AZI, HAZARI], tolerate_5xx=True)
+    players = Players(stack.api_url, [AZI_LONG, AZI, HAZARI], tolerate_5xx=True)
     tables = players.start()
-    for t in tables:
-        wait_version(store, t.game_id, 20)
+    states = [wait_state(store, t.game_id, reached(20)) for t in tables]
+    assert not all(s.over for s in states), "every game ended before the restart"
     acked_before = len(players.stats.acks)
     store.redis.close()
+    failed_before = failures(players)
     down = time.monotonic()
-    stack.redis.restart(kill=how == "sigkill")
+    if how == "sigkill":
+        stack.redis.kill()
+    else:
+        stack.redis.stop()
+    # Redis stays down until the clients have run into it a few times.
+    until(lambda: failures(players) >= failed_before + 5, 30)
+    stack.redis.start()
     outage_s = time.monotonic() - down
     store = EventStore(stack.redis.client())
     found = acks_in_stream(store, players.stats)
@@ -77,7 +108,7 @@ def test_redis_restart_loses_no_acknowledged_move(stack: Stack, how: str) -> Non
     players.join()
     stack.check_running()
     checks = check_all(stack, players, [t.game_id for t in tables])
-    failed = {k: n for k, n in players.stats.statuses.items() if not k[1].startswith(("2", "4"))}
+    failed = {f"{k} {s}": n for (k, s), n in players.stats.statuses.items() if not answered(s)}
     figures(
         f"redis {how} restart",
         outage_s=round(outage_s, 2),
@@ -98,15 +129,16 @@ def test_killed_worker_and_api_process_mid_request(stack: Stack) -> None:
     ids = [t.game_id for t in tables]
     caught = 0
     for n in range(3):
-        wait_version(store, ids[n % len(ids)], 10 + 10 * n)
+        wait_state(store, ids[n % len(ids)], reached(10 + 10 * n))
         victim = stack.workers[n % len(stack.workers)]
         caught += kill_worker_mid_job(store.redis, victim)
         stack.workers.remove(victim)
         stack.start_worker()
     resumes = players.stats.resumes
     killed = []
+    murlan = ids[[t.spec.game for t in tables].index("murlan")]
     for pid in stack.wait_api_workers(2):
-        wait_version(store, ids[0], store.version(ids[0]) + 2)
+        wait_state(store, murlan, reached(store.version(murlan) + 2))
         os.kill(pid, signal.SIGKILL)
         killed.append(pid)
         replace_deadline = time.monotonic() + 60
@@ -118,7 +150,7 @@ def test_killed_worker_and_api_process_mid_request(stack: Stack) -> None:
     stack.check_running()
     checks = check_all(stack, players, ids)
     assert players.stats.resumes > resumes, "no live stream was cut by the API kills"
-    errors = {f"{k} {s}": n for (k, s), n in players.stats.statuses.items() if not s.isdigit()}
+    errors = {f"{k} {s}": n for (k, s), n in players.stats.statuses.items() if not answered(s)}
     figures(
         "kill workers and API processes",
         worker_kills=3,
@@ -163,7 +195,7 @@ def open_bot_table(http: httpx.Client, spec: TableSpec) -> str:
 
 def test_a_queue_filled_while_the_workers_are_down_is_caught_up() -> None:
     """No worker runs while tables fill the queue; then two start and catch up."""
-    with running_stack(workers=0, scheduler=False) as stack:
+    with running_stack(workers=0, scheduler=False, CARDROOM_LOG_LEVEL="INFO") as stack:
         store = EventStore(stack.redis.client())
         queue = Queue(
             stack.env.get("CARDROOM_QUEUE_NAME", "cardroom"), connection=stack.redis.client()
