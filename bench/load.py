@@ -1,7 +1,7 @@
 """Load: many complete games at once through the HTTP API, then proof that nothing was lost.
 
 Run ``.venv/bin/python -m bench.load`` (a few minutes) or ``--quick`` (about
-a minute and a half). It starts its own stack on loopback (see
+a minute). It starts its own stack on loopback (see
 :mod:`bench.stacklib`): Redis with the deploy's AOF settings
 (``appendfsync always``), the API under gunicorn with the deploy's config
 (two processes, ``--api-threads`` threads each), two ``cardroom worker``
@@ -172,7 +172,7 @@ def report(out: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a smaller mix (about 90 s)")
+    parser.add_argument("--quick", action="store_true", help="a smaller mix (about a minute)")
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--api-threads", type=int, default=32)
     parser.add_argument("--deadline", type=float, default=None, help="seconds for the play")
