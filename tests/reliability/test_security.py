@@ -127,7 +127,8 @@ def test_no_hidden_card_seed_or_token_in_answers_errors_or_logs(
         if not acting:
             break
         seat, idle = acting[0], t.idle()
-        mine, theirs = set(t.hand(seat)), set(t.hand(idle))
+        mine = set(t.hand(seat))
+        theirs = {c for other in range(4) if other != seat for c in t.hand(other)}
         hostile: list[dict[str, Any]] = [
             {"action": "play", "cards": [rng.choice(sorted(theirs))]},
             {"action": "play", "cards": ["9X"]},
