@@ -201,8 +201,8 @@ def test_a_queue_filled_while_the_workers_are_down_is_caught_up() -> None:
             stack.env.get("CARDROOM_QUEUE_NAME", "cardroom"), connection=stack.redis.client()
         )
         with httpx.Client(base_url=stack.api_url, timeout=30) as http:
-            bots = [open_bot_table(http, AZI_BOTS) for _ in range(16)]
-            bots += [open_bot_table(http, HAZARI_BOTS) for _ in range(4)]
+            bots = [open_bot_table(http, AZI_BOTS) for _ in range(12)]
+            bots += [open_bot_table(http, HAZARI_BOTS) for _ in range(3)]
         players = Players(stack.api_url, [AZI, AZI, HAZARI], deadline_s=240)
         tables = players.start()
         ids = bots + [t.game_id for t in tables]

@@ -138,7 +138,7 @@ class Hostile(SCHEMA.as_state_machine()):  # type: ignore[misc]
 def test_stateful_sequences_leave_refusals_without_effect() -> None:
     Hostile.run(
         settings=settings(
-            max_examples=100,
+            max_examples=70,
             stateful_step_count=12,
             deadline=None,
             derandomize=True,
