@@ -11,7 +11,7 @@ import random
 
 from service.engines import game as table
 from service.engines.base import Event
-from service.engines.registry import GAMES, engine_for
+from service.engines.registry import GAMES
 from service.engines.shuffle import commitment
 from tests.support import PlayedGame, new_game, play
 
@@ -30,19 +30,10 @@ def timeouts(n: int, start: int = 0) -> list[Event]:
     return [table.TurnTimedOut(seat=0, after_s=float(start + i)) for i in range(n)]
 
 
-def engine_missing(game: str) -> str | None:
-    """Why ``game`` cannot be played here, or ``None`` when its engine loads."""
-    try:
-        engine_for(game)
-    except Exception as exc:  # an engine still being written may fail in any way
-        return f"{game} engine does not load: {exc!r}"
-    return None
-
-
 def random_game(game: str, seed: int, game_id: str = "g-test") -> PlayedGame:
     rng = random.Random(seed)
     played = new_game(game, rng=rng, seats=SEATS.get(game), game_id=game_id)
     return play(played, rng)
 
 
-__all__ = ["GAMES", "created", "engine_missing", "random_game", "timeouts"]
+__all__ = ["GAMES", "created", "random_game", "timeouts"]

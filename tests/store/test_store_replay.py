@@ -14,7 +14,7 @@ from service.engines import game as table
 from service.engines.registry import GAMES
 from service.load import load_game
 from service.store import EventStore
-from tests.store.helpers import engine_missing, random_game
+from tests.store.helpers import random_game
 from tests.support import PlayedGame
 
 SEEDS = {"hazari": 3, "azi": 4, "murlan": 1}
@@ -35,9 +35,6 @@ def store_in_chunks(
 
 @pytest.mark.parametrize("game", GAMES)
 def test_replay_equals_snapshot_plus_tail_equals_live_state(store: EventStore, game: str) -> None:
-    reason = engine_missing(game)
-    if reason is not None:
-        pytest.skip(reason)
     for seed in range(SEEDS[game]):
         rng = random.Random(seed)
         game_id = f"{game}-{seed}"
