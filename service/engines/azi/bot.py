@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .azi_cards import deck, playable, power, rank_of, suit_of, trick_winner
-from .azi_state import AZI_BUY_IN, BIDDING, DISCARDING, MAX_ACTIONS, PLAYING, AziState
-from .base import JSON, RuleError
+from ..base import JSON, RuleError
+from .cards import deck, playable, power, rank_of, suit_of, trick_winner
+from .state import AZI_BUY_IN, BIDDING, DISCARDING, MAX_ACTIONS, PLAYING, AziState
 
 SIDE_SUIT_TRUMP_RISK = 0.8
 """Chance, per opponent, that a winning side-suit card is not trumped."""

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Final
 
-from .cards import canonical_deck
+from ..cards import canonical_deck
 
 RANKS: Final = "6789TJQKA"
 """Rank in every suit, low to high."""

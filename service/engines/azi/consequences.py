@@ -9,8 +9,9 @@ happened, and the fold stays a plain function of the events.
 
 from __future__ import annotations
 
-from .azi_cards import trick_winner
-from .azi_events import (
+from ..base import Event
+from .cards import trick_winner
+from .events import (
     AziDeclared,
     BiddingEnded,
     MatchEnded,
@@ -18,8 +19,7 @@ from .azi_events import (
     PotWon,
     TrickTaken,
 )
-from .azi_state import BIDDING, DEALING, PLAYING, TRICKS_TO_WIN, AziState
-from .base import Event
+from .state import BIDDING, DEALING, PLAYING, TRICKS_TO_WIN, AziState
 
 
 def consequence(state: AziState) -> Event | None:

@@ -3,12 +3,6 @@
 The engine follows ``rules/azi.md``; every choice made where those rules are
 silent is written down in ``docs/rules/azi.md``. Chips are exact: at every
 event the stacks plus the pot equal the chips brought (:func:`total_chips`).
-
-Module map: :mod:`.azi_events` (the events), :mod:`.azi_state` (the state
-and its fold), :mod:`.azi_consequences` (what the rules force without a
-move), :mod:`.azi_settle` (the pure settlement), :mod:`.azi_cards` (trumps
-and tricks), :mod:`.azi_view` (what a seat sees), :mod:`.azi_bot` (the
-automatic player).
 """
 
 from __future__ import annotations
@@ -16,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .azi_bot import choose_move, weakest_card
-from .azi_cards import deck, playable, sorted_cards, suit_of
-from .azi_consequences import consequence
-from .azi_events import (
+from ..base import JSON, Engine, Event, Move, OptionError, RuleError
+from ..cards import CardError, parse_card
+from ..shuffle import Shuffler
+from .bot import choose_move, weakest_card
+from .cards import deck, playable, sorted_cards, suit_of
+from .consequences import consequence
+from .events import (
     EVENT_TYPES,
     AntesPaid,
     BetPlaced,
@@ -33,8 +30,8 @@ from .azi_events import (
     LeaveRequested,
     PotSettled,
 )
-from .azi_settle import settle_pot
-from .azi_state import (
+from .settle import settle_pot
+from .state import (
     AZI_BUY_IN,
     BIDDING,
     DEALING,
@@ -46,10 +43,7 @@ from .azi_state import (
     AziState,
     apply,
 )
-from .azi_view import table_view
-from .base import JSON, Engine, Event, Move, OptionError, RuleError
-from .cards import CardError, parse_card
-from .shuffle import Shuffler
+from .view import table_view
 
 MAX_CHIPS = 10**9
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from .base import HIDDEN, JSON, Event
+from ..base import HIDDEN, JSON, Event
 
 
 # -- system steps ------------------------------------------------------------
@@ -54,7 +54,7 @@ class HandDealt(Event):
 class PotSettled(Event):
     """The pot won by ``winner`` is paid out: ``payouts[i]`` chips to seat
     ``i`` (they add up to ``pot``), computed by
-    :func:`service.engines.azi_settle.settle_pot` from ``contributions``."""
+    :func:`service.engines.azi.settle.settle_pot` from ``contributions``."""
 
     type: ClassVar[str] = "PotSettled"
     winner: int

@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .azi_events import (
+from ..base import Event
+from .events import (
     AntesPaid,
     AziDeclared,
     BetPlaced,
@@ -33,7 +34,6 @@ from .azi_events import (
     PotWon,
     TrickTaken,
 )
-from .base import Event
 
 MAX_ACTIONS = 3
 """Bidding actions a player may take in one bidding; the last only call or fold."""

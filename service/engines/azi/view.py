@@ -6,9 +6,9 @@ the viewer's own. Counts of every hand are public.
 
 from __future__ import annotations
 
-from .azi_cards import sorted_cards
-from .azi_state import BIDDING, AziState
-from .base import JSON
+from ..base import JSON
+from .cards import sorted_cards
+from .state import BIDDING, AziState
 
 
 def _all_in(state: AziState, seat: int) -> bool:
