@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
-from .murlan_combos import (
+from .combos import (
     QUAD,
     RANK_COUNT,
     RANK_OF,
@@ -31,7 +31,7 @@ from .murlan_combos import (
 )
 
 if TYPE_CHECKING:
-    from .murlan_state import MurlanState
+    from .state import MurlanState
 
 Counts = tuple[int, ...]
 

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from itertools import combinations, groupby, pairwise, product
 from typing import Final, NamedTuple
 
-from .base import RuleError
-from .cards import CardError, parse_card
+from ..base import RuleError
+from ..cards import CardError, parse_card
 
 RANK_ORDER: Final = "3456789TJQKA2"
 """The ranks that have suits, low to high; the two jokers follow."""

@@ -5,13 +5,8 @@ choices made where they are silent. The engine is a pure fold: seats' moves
 (``play``, ``pass``, ``give_back``) are checked by :meth:`MurlanEngine.decide`
 and become events; the deal and the automatic half of the exchange come from
 :meth:`MurlanEngine.advance`. Cards are held as the integer codes of
-:mod:`.murlan_combos` inside the state and written as canonical strings in
+:mod:`.combos` inside the state and written as canonical strings in
 events and views.
-
-Module map: :mod:`.murlan_events` (the events), :mod:`.murlan_state` (the
-state and its fold), :mod:`.murlan_combos` (card codes, combinations, what
-beats what), :mod:`.murlan_playout` (fast playouts), :mod:`.murlan_bot` (the
-automatic player).
 """
 
 from __future__ import annotations
@@ -19,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
-from . import murlan_bot
-from .base import HIDDEN, JSON, Engine, Event, Move, OptionError, RuleError
-from .murlan_combos import (
+from ..base import JSON, Engine, Event, Move, OptionError, RuleError
+from ..shuffle import Shuffler
+from . import bot
+from .combos import (
     CARD_CODES,
     CARD_NAMES,
     DECK_SIZE,
@@ -34,7 +30,7 @@ from .murlan_combos import (
     parse_play,
     plays,
 )
-from .murlan_events import (
+from .events import (
     EVENT_TYPES,
     CardGiven,
     CardGivenBack,
@@ -50,29 +46,24 @@ from .murlan_events import (
     TopTied,
     WentOut,
 )
-from .murlan_playout import Chooser, play_out
-from .murlan_state import (
+from .state import (
     DEALING,
     EXCHANGE,
-    FIRST_TARGET,
     OVER,
     PLAYING,
     SEATS,
-    Deal,
-    Match,
+    STRAIGHT_BEATS,
     MurlanState,
-    Trick,
     apply,
     next_in,
 )
-from .shuffle import Shuffler
+from .view import table_view
 
 POINTS_BY_PLACE: Final = (3, 2, 1, 0)
 TARGET_STEP: Final = 10
 LAST_TARGET: Final = 51
 TEN: Final = RANK_ORDER.index("T")
 
-STRAIGHT_BEATS: Final = ("one_higher", "any_higher")
 EXCHANGE_MIN_RANKS: Final = (4, 3)
 DEFAULT_OPTIONS: Final[dict[str, Any]] = {
     "straight_beats": "one_higher",
@@ -313,39 +304,7 @@ class MurlanEngine(Engine[MurlanState]):
         return [{"action": "give_back", "card": CARD_NAMES[c]} for c in _give_back_now(state, seat)]
 
     def view(self, state: MurlanState, viewer: int | None) -> JSON:
-        deal, trick, match = state.deal, state.trick, state.match
-        table: JSON | None = None
-        if trick.table is not None:
-            table = {
-                "cards": names(trick.cards),
-                "combination": trick.table.kind,
-                "seat": trick.seat,
-                "passes": trick.passes,
-            }
-        playing = state.phase == PLAYING
-        out: JSON = {
-            "phase": state.phase,
-            "hand_number": deal.number,
-            "dealer": deal.number % SEATS if deal.number >= 0 else None,
-            "turn": trick.turn if playing else None,
-            "to_act": list(self.to_act(state)),
-            "table": table,
-            "leading": playing and trick.table is None,
-            "must_include": CARD_NAMES[trick.must_include] if trick.must_include >= 0 else None,
-            "hand_counts": [len(h) for h in deal.hands],
-            "out": list(deal.out),
-            "scores": list(match.scores),
-            "target": match.target,
-            "exchange": _exchange_view(state, viewer),
-            "options": {
-                "straight_beats": STRAIGHT_BEATS[state.any_higher],
-                "exchange_min_rank": state.exchange_min_rank,
-            },
-            "winners": [match.winner] if match.winner >= 0 else [],
-        }
-        if viewer is not None and 0 <= viewer < SEATS:
-            out["hand"] = names(deal.hands[viewer])
-        return out
+        return table_view(state, viewer, self.to_act(state))
 
     def is_over(self, state: MurlanState) -> bool:
         return state.phase == OVER
@@ -360,10 +319,10 @@ class MurlanEngine(Engine[MurlanState]):
     def bot_move(self, state: MurlanState, seat: int) -> JSON:
         choices = _give_back_now(state, seat)
         if choices:
-            card = murlan_bot.give_back(state.deal.hands[seat], choices)
+            card = bot.give_back(state.deal.hands[seat], choices)
             return {"action": "give_back", "card": CARD_NAMES[card]}
         self._check_turn(state, seat)
-        choice = murlan_bot.choose_play(state, seat, legal_plays(state))
+        choice = bot.choose_play(state, seat, legal_plays(state))
         if choice is None:
             return {"action": "pass"}
         return {"action": "play", "cards": names(choice)}
@@ -415,61 +374,4 @@ def _going_out(state: MurlanState, seat: int) -> list[Event]:
     return events
 
 
-def _exchange_view(state: MurlanState, viewer: int | None) -> JSON | None:
-    """This hand's exchange; its cards are shown only to the two seats in it.
-
-    The parties are the ones recorded with the exchange itself: once the hand
-    ends, the match's finishing order already names the next exchange's."""
-    deal = state.deal
-    if deal.number <= 0 or not deal.exchange_parties:
-        return None
-    first, last = deal.exchange_parties
-    party = viewer in (first, last)
-
-    def shown(code: int) -> str | None:
-        if code < 0:
-            return None
-        return CARD_NAMES[code] if party else HIDDEN
-
-    return {
-        "first_finisher": first,
-        "last_finisher": last,
-        "skipped": deal.exchange_skipped,
-        "card_given": shown(deal.given),
-        "card_given_back": shown(deal.given_back),
-    }
-
-
 ENGINE: Final = MurlanEngine()
-
-__all__ = [
-    "DEALING",
-    "ENGINE",
-    "EXCHANGE",
-    "FIRST_TARGET",
-    "OVER",
-    "PLAYING",
-    "SEATS",
-    "CardGiven",
-    "CardGivenBack",
-    "CardsPlayed",
-    "Chooser",
-    "Deal",
-    "ExchangeSkipped",
-    "HandDealt",
-    "HandEnded",
-    "Match",
-    "MatchWon",
-    "MurlanEngine",
-    "MurlanState",
-    "Passed",
-    "PlayStarted",
-    "TableCleared",
-    "TargetRaised",
-    "TopTied",
-    "Trick",
-    "WentOut",
-    "give_back_choices",
-    "legal_plays",
-    "play_out",
-]

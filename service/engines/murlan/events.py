@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from .base import HIDDEN, JSON, Event
+from ..base import HIDDEN, JSON, Event
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@ bots run thousands of times.
 
 :func:`play_out` makes the moves of a hand on local variables, with no move
 bodies or events, and gives the same state as making them through the
-engine (:mod:`.murlan`).
+engine (:mod:`.engine`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import Final
 
-from .murlan_combos import (
+from .combos import (
     DECK_SIZE,
     RANK_COUNT,
     RANK_START,
@@ -25,7 +25,8 @@ from .murlan_combos import (
     plays,
     quads,
 )
-from .murlan_state import PLAYING, SEATS, MurlanState, Trick, remove_cards
+from .engine import ENGINE
+from .state import PLAYING, SEATS, MurlanState, Trick, remove_cards
 
 Chooser = Callable[[int], int]
 """``choose(n)`` picks an index in ``range(n)``: a random or searching policy."""
@@ -46,7 +47,7 @@ def play_out(state: MurlanState, choose: Chooser) -> MurlanState:
     and :meth:`MurlanEngine.apply`, but the moves in between are made on
     local variables, with no move bodies or events: this is the loop random
     playouts and searching bots run thousands of times. The chosen play is
-    found by index in the blocks of :func:`~.murlan_combos.play_blocks`
+    found by index in the blocks of :func:`~.combos.play_blocks`
     without building the others. The hand's last move goes through
     ``decide``/``apply``, so scoring and the match's outcome live in one place.
     """
@@ -129,8 +130,6 @@ def _last_play(
 ) -> MurlanState:
     """The hand's last play, from the position the playout reached, made
     through the engine's ``decide`` and ``apply``."""
-    from .murlan import ENGINE  # (here: the engine module re-exports this one)
-
     deal = state.deal._replace(hands=tuple(hands), out=tuple(out))
     state = state._replace(deal=deal, trick=trick)
     for event in ENGINE.decide(state, trick.turn, {"action": "play", "cards": names(play)}):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
-from .base import Event
-from .murlan_combos import CARD_CODES, Combo, classify
-from .murlan_events import (
+from ..base import Event
+from .combos import CARD_CODES, Combo, classify
+from .events import (
     CardGiven,
     CardGivenBack,
     CardsPlayed,
@@ -31,6 +31,8 @@ from .murlan_events import (
 
 SEATS: Final = 4
 FIRST_TARGET: Final = 21
+STRAIGHT_BEATS: Final = ("one_higher", "any_higher")
+"""The ``straight_beats`` option by ``any_higher``: ``STRAIGHT_BEATS[state.any_higher]``."""
 
 # phases
 DEALING: Final = "dealing"
