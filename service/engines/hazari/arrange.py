@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import Final, Protocol
 
-from .hazari_eval import CARD_STRS, KEY3, POINTS, card_index, key3, key4
+from .combos import CARD_STRS, KEY3, POINTS, card_index, key3, key4
 
 Groups = tuple[tuple[str, ...], ...]
 """An arrangement: four groups of 3, 3, 3 and 4 canonical card strings."""

@@ -26,7 +26,7 @@ from enum import IntEnum
 from itertools import combinations, product
 from typing import Final
 
-from .cards import RANKS, SUITS, Card, CardError, parse_card
+from ..cards import RANKS, SUITS, Card, CardError, parse_card
 
 
 class Combo(IntEnum):
@@ -61,8 +61,8 @@ INDEX_OF: Final[dict[str, int]] = {s: i for i, s in enumerate(CARD_STRS)}
 def card_index(card: object) -> int:
     """``rank * 4 + suit`` with ranks ``2..A`` as 0..12 and suits ``C D H S`` as 0..3.
 
-    Strings go through :func:`~.cards.parse_card` (so ``"10s"`` is ``TS``);
-    a joker raises :class:`~.cards.CardError`, as Hazari has none.
+    Strings go through :func:`~..cards.parse_card` (so ``"10s"`` is ``TS``);
+    a joker raises :class:`~..cards.CardError`, as Hazari has none.
     """
     if not isinstance(card, Card):
         index = INDEX_OF.get(card) if isinstance(card, str) else None

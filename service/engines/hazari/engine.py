@@ -8,140 +8,32 @@ the match is decided, its end. Chance (the deck and the first dealer) comes
 only from the shuffler in :meth:`HazariEngine.advance` and is recorded in
 the :class:`Dealt` event, so folding the events always rebuilds the state.
 
-Rules: ``rules/hazari.md``. Combination values: :mod:`.hazari_eval`. The
+Rules: ``rules/hazari.md``. Combination values: :mod:`.combos`. The
 auto-arranger (bots, timeouts, the ``legal_moves`` suggestion):
-:mod:`.hazari_arrange`.
+:mod:`.arrange`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Final
 
-from .base import HIDDEN, JSON, Engine, Event, Move, OptionError, RuleError
-from .cards import RANKS, SUITS, CardError
-from .hazari_arrange import GROUP_SIZES, Groups, arrange
-from .hazari_eval import CARD_STRS, POINTS, card_index, describe_key, key
-from .shuffle import Shuffler
+from ..base import JSON, Engine, Event, Move, OptionError, RuleError
+from ..cards import CardError
+from ..shuffle import Shuffler
+from .arrange import GROUP_SIZES, Groups
+from .bot import choose_move
+from .combos import CARD_STRS, POINTS, card_index, describe_key, key
+from .events import EVENT_TYPES, Arranged, DealScored, Dealt, Hand, MatchEnded, RoundPlayed
+from .state import ARRANGING, DEALING, OVER, SEATS, HazariState, apply
+from .view import sorted_hand, table_view
 
-SEATS: Final = 4
-HAND_SIZE: Final = 13
 DECK_SIZE: Final = 52
 DEFAULT_TARGET: Final = 1000
 TARGET_RANGE: Final = (360, 10_000)
 
-Hand = tuple[str, ...]
-
-
-# -- events ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Dealt(Event):
-    """A new deal: 13 cards each, dealt one at a time from ``dealer + 1``."""
-
-    type: ClassVar[str] = "Dealt"
-    is_deal: ClassVar[bool] = True
-    deal: int
-    dealer: int
-    hands: tuple[Hand, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Arranged(Event):
-    """A seat said up with this arrangement; hidden from the others until
-    the rounds lay it open."""
-
-    type: ClassVar[str] = "Arranged"
-    seat: int
-    groups: tuple[Hand, ...]
-
-    def move_body(self) -> JSON:
-        return {"action": "arrange", "groups": [list(g) for g in self.groups]}
-
-    def redact(self, viewer: int | None) -> Event:
-        if viewer == self.seat:
-            return self
-        return replace(self, groups=tuple(tuple(HIDDEN for _ in g) for g in self.groups))
-
-
-@dataclass(frozen=True, slots=True)
-class RoundPlayed(Event):
-    """One round: every seat's group laid face up (``laid`` and ``combos`` are
-    indexed by seat, ``order`` is the laying order); ``winner`` collects the
-    cards, worth ``points``."""
-
-    type: ClassVar[str] = "RoundPlayed"
-    deal: int
-    round: int
-    leader: int
-    order: tuple[int, ...]
-    laid: tuple[Hand, ...]
-    combos: tuple[str, ...]
-    winner: int
-    points: int
-
-
-@dataclass(frozen=True, slots=True)
-class DealScored(Event):
-    """The card points each seat collected this deal (they add up to 360)
-    and the running totals."""
-
-    type: ClassVar[str] = "DealScored"
-    deal: int
-    points: tuple[int, ...]
-    scores: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class MatchEnded(Event):
-    """Someone reached the target with the single highest total."""
-
-    type: ClassVar[str] = "MatchEnded"
-    scores: tuple[int, ...]
-    winners: tuple[int, ...]
-
-
-EVENT_TYPES: Final[tuple[type[Event], ...]] = (Dealt, Arranged, RoundPlayed, DealScored, MatchEnded)
-
-
-# -- state -------------------------------------------------------------------------
-
-DEALING: Final = "dealing"
-ARRANGING: Final = "arranging"
-OVER: Final = "over"
-
-
-@dataclass(frozen=True, slots=True)
-class HazariState:
-    """Everything the fold knows. ``deal`` is the number of the current (or
-    last) deal, ``-1`` before the first; ``hands`` are the cards each seat
-    still holds; ``collected`` the cards each seat won in the current deal."""
-
-    target: int
-    phase: str = DEALING
-    deal: int = -1
-    dealer: int = -1
-    hands: tuple[Hand, ...] = ((),) * SEATS
-    arrangements: tuple[Groups | None, ...] = (None,) * SEATS
-    collected: tuple[Hand, ...] = ((),) * SEATS
-    scores: tuple[int, ...] = (0,) * SEATS
-    rounds: tuple[RoundPlayed, ...] = ()
-    last_points: tuple[int, ...] | None = None
-    winners: tuple[int, ...] = ()
-
 
 # -- helpers ----------------------------------------------------------------------
-
-
-def _sort_key(card: str) -> tuple[int, int]:
-    return (-RANKS.index(card[0]), SUITS.index(card[1]))
-
-
-def sorted_hand(cards: Sequence[str]) -> list[str]:
-    """Highest rank first, then clubs, diamonds, hearts, spades."""
-    return sorted(cards, key=_sort_key)
 
 
 def _short(value: object, limit: int = 60) -> str:
@@ -349,33 +241,7 @@ class HazariEngine(Engine[HazariState]):
         return events
 
     def apply(self, state: HazariState, event: Event) -> HazariState:
-        if isinstance(event, Dealt):
-            return replace(
-                state,
-                phase=ARRANGING,
-                deal=event.deal,
-                dealer=event.dealer,
-                hands=event.hands,
-                arrangements=(None,) * SEATS,
-                collected=((),) * SEATS,
-            )
-        if isinstance(event, Arranged):
-            arrangements = list(state.arrangements)
-            arrangements[event.seat] = event.groups
-            return replace(state, arrangements=tuple(arrangements))
-        if isinstance(event, RoundPlayed):
-            laid = {c for g in event.laid for c in g}
-            hands = tuple(tuple(c for c in h if c not in laid) for h in state.hands)
-            collected = list(state.collected)
-            collected[event.winner] += tuple(c for g in event.laid for c in g)
-            rounds = (*state.rounds, event) if event.round > 1 else (event,)
-            return replace(state, hands=hands, collected=tuple(collected), rounds=rounds)
-        if isinstance(event, DealScored):
-            scores = tuple(s + p for s, p in zip(state.scores, event.points, strict=True))
-            return replace(state, phase=DEALING, scores=scores, last_points=event.points)
-        if isinstance(event, MatchEnded):
-            return replace(state, phase=OVER, winners=event.winners)
-        raise TypeError(f"Hazari has no event {event.type or type(event).__name__}")
+        return apply(state, event)
 
     def to_act(self, state: HazariState) -> tuple[int, ...]:
         if state.phase != ARRANGING:
@@ -387,51 +253,11 @@ class HazariEngine(Engine[HazariState]):
         arrangements to list (``legal_moves_complete`` is false)."""
         if seat not in self.to_act(state):
             return []
-        return [self._suggestion(state, seat)]
+        return [choose_move(state, seat)]
 
     # -- what people see ------------------------------------------------------
     def view(self, state: HazariState, viewer: int | None) -> JSON:
-        out: JSON = {
-            "phase": state.phase,
-            "deal": state.deal if state.deal >= 0 else None,
-            "dealer": state.dealer if state.dealer >= 0 else None,
-            "first_to_lay": (state.dealer + 1) % SEATS if state.dealer >= 0 else None,
-            "target": state.target,
-            "scores": list(state.scores),
-            "said_up": [a is not None for a in state.arrangements]
-            if state.phase == ARRANGING
-            else [False] * SEATS,
-            "to_act": list(self.to_act(state)),
-            "hand_counts": [len(h) for h in state.hands],
-            "last_deal": self._last_deal(state),
-            "winners": list(state.winners),
-        }
-        if viewer is not None and 0 <= viewer < SEATS:
-            out["hand"] = sorted_hand(state.hands[viewer])
-            own = state.arrangements[viewer] if state.phase == ARRANGING else None
-            out["arrangement"] = [list(g) for g in own] if own is not None else None
-        return out
-
-    @staticmethod
-    def _last_deal(state: HazariState) -> JSON | None:
-        if not state.rounds:
-            return None
-        return {
-            "deal": state.rounds[0].deal,
-            "rounds": [
-                {
-                    "round": r.round,
-                    "leader": r.leader,
-                    "order": list(r.order),
-                    "laid": [list(g) for g in r.laid],
-                    "combos": list(r.combos),
-                    "winner": r.winner,
-                    "points": r.points,
-                }
-                for r in state.rounds
-            ],
-            "points": list(state.last_points) if state.last_points is not None else None,
-        }
+        return table_view(state, viewer, self.to_act(state))
 
     def is_over(self, state: HazariState) -> bool:
         return state.phase == OVER
@@ -447,15 +273,10 @@ class HazariEngine(Engine[HazariState]):
         error = _seat_error(state, seat)
         if error is not None:
             raise error
-        return self._suggestion(state, seat)
+        return choose_move(state, seat)
 
     def timeout_move(self, state: HazariState, seat: int) -> JSON:
         return self.bot_move(state, seat)
-
-    @staticmethod
-    def _suggestion(state: HazariState, seat: int) -> JSON:
-        groups = arrange(state.hands[seat])
-        return {"action": "arrange", "groups": [list(g) for g in groups]}
 
 
 ENGINE: Final = HazariEngine()
