@@ -23,8 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.engines.azi import ENGINE, AziState
-from service.engines.azi_events import AntesPaid, HandDealt, PotSettled
+from service.engines.azi import ENGINE
+from service.engines.azi.events import AntesPaid, HandDealt, PotSettled
+from service.engines.azi.state import AziState
 from service.engines.base import JSON
 from service.engines.shuffle import Shuffler
 

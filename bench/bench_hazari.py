@@ -6,7 +6,7 @@ are CPU time of this process (``time.process_time``), so that other work on
 a shared machine does not inflate them.
 
 - *Evaluations*: three-card keys per second through the public
-  :func:`~service.engines.hazari_eval.key` (card strings) and through the
+  :func:`~service.engines.hazari.combos.key` (card strings) and through the
   integer table the arranger uses; four-card keys likewise.
 - *Arranger*: time per 13-card hand (mean, median, 99th percentile, worst).
 - *Strength*: one auto-arranged seat against three seats that choose a
@@ -18,7 +18,7 @@ a shared machine does not inflate them.
   ``Shuffler``, four auto-arranged moves, the rounds resolved) per second.
 
 ``--field`` recomputes the field model of the arranger
-(:data:`~service.engines.hazari_arrange.FIELD`) and prints it: starting from
+(:data:`~service.engines.hazari.arrange.FIELD`) and prints it: starting from
 the greedy arranger's groups, arrange fixed-seed hands against the field,
 measure the keys of the groups played in each round, and repeat.
 """
@@ -32,13 +32,8 @@ import time
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
-from service.engines.hazari_arrange import (
-    DEFAULT,
-    Arranger,
-    greedy_indices,
-    random_indices,
-)
-from service.engines.hazari_eval import CARD_STRS, POINTS, key, key3, key4
+from service.engines.hazari.arrange import DEFAULT, Arranger, greedy_indices, random_indices
+from service.engines.hazari.combos import CARD_STRS, POINTS, key, key3, key4
 
 IndexArranger = Callable[[list[int], random.Random], list[list[int]]]
 

@@ -13,7 +13,7 @@ in alternating rounds, so other work on a shared machine skews neither side.
   - ``engine API``: every move as the table makes it: ``legal_moves``
     (move bodies with card strings), a random pick, ``decide``, ``apply``
     of each event;
-  - ``playout``: :func:`~service.engines.murlan.play_out`, the same rules on
+  - ``playout``: :func:`~service.engines.murlan.playout.play_out`, the same rules on
     card codes without move bodies or events in between (what RLCard's
     ``Game.step`` is to its environment).
 
@@ -35,7 +35,10 @@ import random
 import time
 from collections.abc import Callable
 
-from service.engines.murlan import ENGINE, PLAYING, HandEnded, MurlanState, play_out
+from service.engines.murlan import ENGINE
+from service.engines.murlan.events import HandEnded
+from service.engines.murlan.playout import play_out
+from service.engines.murlan.state import PLAYING, MurlanState
 from service.engines.shuffle import Shuffler
 
 SEATS = ("a", "b", "c", "d")

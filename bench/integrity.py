@@ -36,8 +36,8 @@ from typing import Any
 import httpx
 
 from service import keys
-from service.engines import azi
 from service.engines import game as table
+from service.engines.azi.engine import chips_brought, total_chips
 from service.replay import RecordedEvent, audit, audit_replay
 from service.store import EventStore, StoredEvent
 
@@ -176,8 +176,8 @@ def _check_chips(store: EventStore, game_id: str, stored: list[StoredEvent], bad
         if not state.seated:
             continue
         engine_state: Any = state.engine_state
-        if azi.total_chips(engine_state) != azi.chips_brought(engine_state):
-            bad(f"v{s.version}: {azi.total_chips(engine_state)} chips on the table")
+        if total_chips(engine_state) != chips_brought(engine_state):
+            bad(f"v{s.version}: {total_chips(engine_state)} chips on the table")
             return
     raw = store.redis.hgetall(keys.ledger(game_id))
     ledger = {_text(k): int(v) for k, v in raw.items()}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from service.engines.hazari_eval import key
+from service.engines.hazari.combos import key
 
 from .helpers import Site, create_from_lobby, seat_of, wait_for
 

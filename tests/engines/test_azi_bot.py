@@ -6,9 +6,10 @@ import random
 from typing import Any
 
 from service.engines import game as table
-from service.engines.azi import ENGINE, AziState
-from service.engines.azi_bot import strength
-from service.engines.azi_events import AntesPaid, PotSettled
+from service.engines.azi import ENGINE
+from service.engines.azi.bot import strength
+from service.engines.azi.events import AntesPaid, PotSettled
+from service.engines.azi.state import AziState
 from tests.engines.test_azi_random import random_move
 from tests.engines.test_azi_rules import plain_hand
 from tests.engines.test_azi_support import assert_listed, deal, new_table

@@ -20,15 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.engines import game as table
-from service.engines.azi import ENGINE, AziState, deck
-from service.engines.azi_events import (
-    BiddingEnded,
-    Discarded,
-    HandDealt,
-    PotSettled,
-    PotWon,
-)
-from service.engines.azi_settle import settle_pot
+from service.engines.azi import ENGINE
+from service.engines.azi.cards import deck
+from service.engines.azi.events import BiddingEnded, Discarded, HandDealt, PotSettled, PotWon
+from service.engines.azi.settle import settle_pot
+from service.engines.azi.state import AziState
 from service.engines.base import HIDDEN, Event, RuleError
 from service.engines.shuffle import Shuffler
 from tests.engines.test_azi_support import assert_listed, check

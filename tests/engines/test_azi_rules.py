@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from service.engines.azi import ENGINE, AziState, parse_options
-from service.engines.azi_events import (
+from service.engines.azi import ENGINE
+from service.engines.azi.engine import parse_options
+from service.engines.azi.events import (
     AziDeclared,
     BiddingEnded,
     Called,
@@ -19,6 +20,7 @@ from service.engines.azi_events import (
     PotWon,
     TrickTaken,
 )
+from service.engines.azi.state import AziState
 from service.engines.base import HIDDEN, OptionError, RuleError
 from service.engines.shuffle import Shuffler
 from tests.engines.test_azi_support import (

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engines.azi_settle import (
+from service.engines.azi.settle import (
     SettlementError,
     settle_pot,
     short_winner_share,

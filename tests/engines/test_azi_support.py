@@ -13,8 +13,11 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from service.engines.azi import ENGINE, AziState, chips_brought, deck, total_chips
-from service.engines.azi_events import AntesPaid, HandDealt
+from service.engines.azi import ENGINE
+from service.engines.azi.cards import deck
+from service.engines.azi.engine import chips_brought, total_chips
+from service.engines.azi.events import AntesPaid, HandDealt
+from service.engines.azi.state import AziState
 from service.engines.base import Event
 from service.engines.shuffle import Shuffler
 

@@ -12,16 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.engines.base import HIDDEN, OptionError, RuleError
-from service.engines.hazari import (
-    ENGINE,
-    Arranged,
-    DealScored,
-    Dealt,
-    HazariState,
-    MatchEnded,
-    RoundPlayed,
-)
-from service.engines.hazari_eval import CARD_STRS, key
+from service.engines.hazari import ENGINE
+from service.engines.hazari.combos import CARD_STRS, key
+from service.engines.hazari.events import Arranged, DealScored, Dealt, MatchEnded, RoundPlayed
+from service.engines.hazari.state import HazariState
 from service.engines.shuffle import Shuffler
 
 # A deal built so that it shows every rule of play: the dealer is seat 3, so

@@ -14,8 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engines.hazari import HazariState, parse_arrangement, play_rounds
-from service.engines.hazari_arrange import (
+from service.engines.hazari.arrange import (
     FIELD,
     Arranger,
     Groups,
@@ -23,7 +22,9 @@ from service.engines.hazari_arrange import (
     greedy_arrangement,
     random_arrangement,
 )
-from service.engines.hazari_eval import CARD_STRS, key
+from service.engines.hazari.combos import CARD_STRS, key
+from service.engines.hazari.engine import parse_arrangement, play_rounds
+from service.engines.hazari.state import HazariState
 
 hands = st.lists(st.sampled_from(CARD_STRS), min_size=13, max_size=13, unique=True)
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.engines.cards import CardError
-from service.engines.hazari_eval import (
+from service.engines.hazari.combos import (
     CARD_STRS,
     Combo,
     best_three,

@@ -13,18 +13,12 @@ from typing import Any
 
 from service.engines import game as table
 from service.engines.base import Event
-from service.engines.hazari import (
-    ENGINE,
-    Arranged,
-    DealScored,
-    Dealt,
-    HazariState,
-    MatchEnded,
-    RoundPlayed,
-    parse_arrangement,
-)
-from service.engines.hazari_arrange import random_arrangement
-from service.engines.hazari_eval import CARD_STRS, card_points, key
+from service.engines.hazari import ENGINE
+from service.engines.hazari.arrange import random_arrangement
+from service.engines.hazari.combos import CARD_STRS, card_points, key
+from service.engines.hazari.engine import parse_arrangement
+from service.engines.hazari.events import Arranged, DealScored, Dealt, MatchEnded, RoundPlayed
+from service.engines.hazari.state import HazariState
 from service.engines.shuffle import Shuffler, commitment
 from tests.support import PlayedGame, new_game, play, push, run_system_steps
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import random
 
-from service.engines.murlan import ENGINE, EXCHANGE, HandEnded, MurlanState
-from service.engines.murlan_bot import counts_of, give_back, plan_cost
+from service.engines.murlan import ENGINE
+from service.engines.murlan.bot import counts_of, give_back, plan_cost
+from service.engines.murlan.events import HandEnded
+from service.engines.murlan.state import EXCHANGE, MurlanState
 from service.engines.shuffle import Shuffler
 from tests.engines.test_murlan_support import codes, position
 

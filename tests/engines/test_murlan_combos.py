@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from service.engines.base import RuleError
 from service.engines.cards import deck_54
-from service.engines.murlan_combos import (
+from service.engines.murlan.combos import (
     CARD_CODES,
     CARD_NAMES,
     PAIR,

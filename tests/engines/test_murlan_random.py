@@ -15,18 +15,17 @@ from typing import Any
 
 from service.engines import game as table
 from service.engines.base import HIDDEN
-from service.engines.murlan import (
-    ENGINE,
-    PLAYING,
+from service.engines.murlan import ENGINE
+from service.engines.murlan.combos import DECK_SIZE
+from service.engines.murlan.events import (
     CardGiven,
     CardGivenBack,
     ExchangeSkipped,
     HandDealt,
-    MurlanState,
     TopTied,
-    play_out,
 )
-from service.engines.murlan_combos import DECK_SIZE
+from service.engines.murlan.playout import play_out
+from service.engines.murlan.state import PLAYING, MurlanState
 from service.engines.shuffle import Shuffler
 from tests.engines.test_murlan_support import random_match
 from tests.support import new_game, play

@@ -12,22 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.engines.base import HIDDEN, OptionError, RuleError
-from service.engines.murlan import (
-    DEALING,
-    ENGINE,
-    EXCHANGE,
-    OVER,
-    PLAYING,
+from service.engines.murlan import ENGINE
+from service.engines.murlan.combos import CARD_CODES, CARD_NAMES
+from service.engines.murlan.events import (
     CardGiven,
     CardGivenBack,
     CardsPlayed,
-    Deal,
     ExchangeSkipped,
     HandDealt,
     HandEnded,
-    Match,
     MatchWon,
-    MurlanState,
     Passed,
     PlayStarted,
     TableCleared,
@@ -35,7 +29,7 @@ from service.engines.murlan import (
     TopTied,
     WentOut,
 )
-from service.engines.murlan_combos import CARD_CODES, CARD_NAMES
+from service.engines.murlan.state import DEALING, EXCHANGE, OVER, PLAYING, Deal, Match, MurlanState
 from tests.engines.test_murlan_support import (
     SHUFFLER,
     FixedDeck,

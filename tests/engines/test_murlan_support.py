@@ -15,21 +15,17 @@ from typing import Any
 
 from service.engines.base import Event
 from service.engines.cards import Card, parse_card
-from service.engines.murlan import (
-    ENGINE,
-    PLAYING,
+from service.engines.murlan import ENGINE
+from service.engines.murlan.combos import CARD_CODES, CARD_NAMES, DECK_SIZE, classify
+from service.engines.murlan.events import (
     CardGiven,
     CardGivenBack,
     CardsPlayed,
-    Deal,
     HandDealt,
     HandEnded,
-    Match,
     MatchWon,
-    MurlanState,
-    Trick,
 )
-from service.engines.murlan_combos import CARD_CODES, CARD_NAMES, DECK_SIZE, classify
+from service.engines.murlan.state import PLAYING, Deal, Match, MurlanState, Trick
 from service.engines.shuffle import DealStream, Shuffler
 
 SHUFFLER = Shuffler(bytes(range(32)), "g-murlan", ("a", "b", "c", "d"))
