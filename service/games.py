@@ -26,15 +26,21 @@ from typing import Any, Final
 
 from schemas.codec import encode_event
 from schemas.moves import parse_move
-from service import keys
 from service.engines import game as table
 from service.engines.base import JSON, Event, Move
 from service.engines.shuffle import commitment, new_client_seed, new_server_seed
-from service.errors import GameNotFound, VersionConflict
-from service.load import DEFAULT_CACHE, load_game
 from service.metrics import APPEND_SECONDS
 from service.runtime import Runtime
-from service.store import AppendResult, EventStore, StoredEvent
+from service.store import (
+    DEFAULT_CACHE,
+    AppendResult,
+    EventStore,
+    GameNotFound,
+    StoredEvent,
+    VersionConflict,
+    keys,
+    load_game,
+)
 
 log = logging.getLogger("cardroom.games")
 

@@ -38,7 +38,7 @@ from schemas.compact import expand
 from service.engines.base import Event
 from service.engines.game import Game, GameCreated
 
-from . import archive, keys, lua
+from . import keys, lua
 from .clients import (
     Client,
     Pipe,
@@ -56,7 +56,7 @@ LAST_SEQ: Final = 2**64 - 1
 """The largest sequence part of a stream id: ``<v>-LAST_SEQ`` is after every entry of version v."""
 BLOCK_SLICE_MS: Final = 2_000
 """The longest single blocking ``XREAD`` (shorter if the client's socket
-timeout asks for it, see :func:`service.clients.block_slice_ms`)."""
+timeout asks for it, see :func:`service.store.clients.block_slice_ms`)."""
 WAIT_ATTEMPTS: Final = 4
 """Tries of an append that waits for replicas, when the cluster answers that
 the slot moved or a connection broke (a failover in progress)."""
@@ -121,7 +121,7 @@ class EventStore:
     ``wait_timeout_ms``) until that many replicas of the game's master hold
     it, so that a failover cannot lose an acknowledged event; an append not
     confirmed in time raises :class:`NotReplicated`. Left unset, both come
-    from the client (:func:`service.clients.require_replicas`).
+    from the client (:func:`service.store.clients.require_replicas`).
     """
 
     def __init__(
@@ -426,16 +426,6 @@ class EventStore:
     ) -> tuple[list[GameSummary], str | None]:
         """A page of indexed games, newest first, and the next page's cursor."""
         return self.index.list_games(game, status, limit, cursor)
-
-    # -- archives -----------------------------------------------------------------
-    def export_jsonl(self, game_id: str) -> str:
-        """The game's events as JSON Lines, exactly as stored (:mod:`service.archive`)."""
-        return archive.export_jsonl(self, game_id)
-
-    def import_jsonl(self, text: str) -> str:
-        """Store an export as a new game, never overwriting one; returns its id
-        (:mod:`service.archive`)."""
-        return archive.import_jsonl(self, text)
 
 
 def _redirected(error: ResponseError) -> bool:

@@ -23,11 +23,11 @@ from typing import Final
 from service.engines.game import Game, fold
 
 from .errors import GameNotFound
-from .store import EventStore, StoredEvent
+from .eventstore import EventStore, StoredEvent
 
 DEFAULT_CACHE_SIZE: Final = 1024
 
-__all__ = ["GameNotFound", "StateCache", "load_game"]
+__all__ = ["DEFAULT_CACHE", "GameNotFound", "StateCache", "load_game"]
 
 
 class StateCache:

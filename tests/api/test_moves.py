@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service.errors import VersionConflict
 from service.games import GameService
+from service.store.errors import VersionConflict
 
 from .helpers import Api, Table, bearer
 

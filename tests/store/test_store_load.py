@@ -6,12 +6,10 @@ import pytest
 import redis
 
 from schemas.codec import pack_event
-from service import keys
 from service.engines import game as table
 from service.engines.base import Event
-from service.errors import GameNotFound
-from service.load import StateCache, load_game
-from service.store import EventStore, StoredEvent
+from service.store import EventStore, GameNotFound, StoredEvent, keys
+from service.store.load import StateCache, load_game
 from tests.store.helpers import created, timeouts
 
 
