@@ -3,10 +3,10 @@ and the games index.
 
 - :mod:`.eventstore`: :class:`EventStore` (appends, reads, snapshots, seeds,
   tokens) and what it returns (:class:`AppendResult`, :class:`StoredEvent`,
-  :class:`RawEvent`);
-- :mod:`.load`: the load path, :func:`load_game`, and the in-process
-  :class:`StateCache`;
-- :mod:`.keys`: every Redis key; :mod:`.lua`: the scripts (append,
+  :class:`RawEvent`, :class:`LoadParts`);
+- :mod:`.load`: the load path, :func:`load_game` (one round trip) and the
+  in-process :class:`StateCache`;
+- :mod:`.keys`: every Redis key; :mod:`.lua`: the scripts (append, load,
   snapshot, index); :mod:`.index`: the sharded games index;
 - :mod:`.archive`: exports as JSON Lines and imports;
 - :mod:`.clients`: standalone and cluster clients, replicas to wait for;
@@ -28,9 +28,9 @@ from .errors import (
     StoreError,
     VersionConflict,
 )
-from .eventstore import AppendResult, EventStore, RawEvent, StoredEvent
+from .eventstore import AppendResult, EventStore, LoadParts, RawEvent, StoredEvent
 from .index import BadCursor, GameSummary
-from .load import DEFAULT_CACHE, StateCache, load_game
+from .load import DEFAULT_CACHE, StateCache, load_game, load_game_and_tokens
 
 __all__ = [
     "DEFAULT_CACHE",
@@ -42,6 +42,7 @@ __all__ = [
     "GameExists",
     "GameNotFound",
     "GameSummary",
+    "LoadParts",
     "NotReplicated",
     "RawEvent",
     "StateCache",
@@ -51,4 +52,5 @@ __all__ = [
     "export_jsonl",
     "import_jsonl",
     "load_game",
+    "load_game_and_tokens",
 ]
