@@ -37,11 +37,10 @@ import redis
 
 from schemas.codec import pack_event
 from schemas.compact import expand
-from service import keys
 from service.engines import game as table
 from service.engines.base import Event
 from service.engines.registry import GAMES
-from service.store import EventStore
+from service.store import EventStore, keys
 from tests.support import new_game, play
 
 SEATS = {"azi": 4}

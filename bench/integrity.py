@@ -35,11 +35,10 @@ from typing import Any
 
 import httpx
 
-from service import keys
 from service.engines import game as table
 from service.engines.azi.engine import chips_brought, total_chips
 from service.replay import RecordedEvent, audit, audit_replay
-from service.store import EventStore, StoredEvent
+from service.store import EventStore, StoredEvent, keys
 
 from .players import Ack, Table
 

@@ -13,7 +13,7 @@ from .config import ConfigError, load_settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .errors import StoreError
+    from .store import StoreError
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -192,8 +192,8 @@ def _store() -> Any:
 
 
 def _replay_from_store(game_id: str) -> Any:
-    from .load import load_game
     from .replay import build_replay
+    from .store import load_game
 
     store = _store()
     state = load_game(store, game_id)
@@ -209,7 +209,9 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     if args.format == "jsonl":
-        text = _store().export_jsonl(args.game_id)
+        from .store.archive import export_jsonl
+
+        text = export_jsonl(_store(), args.game_id)
     else:
         text = json.dumps(_replay_from_store(args.game_id), indent=2)
     if args.output == "-":
@@ -220,7 +222,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    game_id = _store().import_jsonl(Path(args.file).read_text())
+    from .store.archive import import_jsonl
+
+    game_id = import_jsonl(_store(), Path(args.file).read_text())
     print(f"cardroom import: imported game {game_id}")
     return 0
 

@@ -26,15 +26,22 @@ from typing import Any, Final
 
 from schemas.codec import encode_event
 from schemas.moves import parse_move
-from service import keys
 from service.engines import game as table
 from service.engines.base import JSON, Event, Move
 from service.engines.shuffle import commitment, new_client_seed, new_server_seed
-from service.errors import GameNotFound, VersionConflict
-from service.load import DEFAULT_CACHE, load_game
 from service.metrics import APPEND_SECONDS
 from service.runtime import Runtime
-from service.store import AppendResult, EventStore, StoredEvent
+from service.store import (
+    DEFAULT_CACHE,
+    AppendResult,
+    EventStore,
+    GameNotFound,
+    StoredEvent,
+    VersionConflict,
+    keys,
+    load_game,
+    load_game_and_tokens,
+)
 
 log = logging.getLogger("cardroom.games")
 
@@ -166,33 +173,16 @@ class GameService:
 
     def seat_and_state(self, game_id: str, token: str | None) -> tuple[int, table.Game]:
         """:meth:`authenticate` (a token is required) and :meth:`load` in one round
-        trip to Redis: the token hashes and the stream's version are read together
-        and a cached state of exactly that version is used as it is."""
+        trip to Redis: the token hashes are read by the same script as the state."""
         if token is None:
             raise Unauthenticated()
         if not keys.GAME_ID_RE.fullmatch(game_id):
             raise GameNotFound(game_id)
-        pipe = self.store.redis.pipeline(transaction=False)
-        pipe.hgetall(keys.tokens(game_id))
-        pipe.xrevrange(keys.events(game_id), count=1)
-        hashes, last = pipe.execute()
-        if not last:
-            raise GameNotFound(game_id)
+        state, hashes = load_game_and_tokens(self.store, game_id)
         seat = _match_token(hashes, token)
         if seat is None:
             raise Forbidden()
-        # The last entry's id is "<version>-<ms>": the cached state is current only
-        # if it was folded from that very entry (a failover may reuse a version).
-        version, _, at_ms = last[0][0].partition(b"-")
-        cached = DEFAULT_CACHE.entry(game_id)
-        if (
-            cached is not None
-            and cached[0].version == int(version)
-            and cached[1] is not None
-            and cached[1] == int(at_ms)
-        ):
-            return seat, cached[0]
-        return seat, self.load(game_id)
+        return seat, state
 
     def authenticate(self, game_id: str, token: str | None, *, required: bool) -> int | None:
         """The seat ``token`` opens in ``game_id``.

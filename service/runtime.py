@@ -13,8 +13,8 @@ from typing import Any
 import redis
 from rq import Queue, Retry
 
-from .clients import require_replicas
 from .config import Settings
+from .store.clients import require_replicas
 
 FOLLOWUP_JOB = "workers.jobs.process_game"
 

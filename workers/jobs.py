@@ -14,11 +14,10 @@ import time
 from datetime import UTC, datetime
 from typing import Any, Final, cast
 
-from service import keys
 from service.engines import game as table
 from service.engines.base import JSON, RuleError
-from service.errors import GameNotFound
-from service.store import EventStore, StoredEvent, VersionConflict
+from service.store import EventStore, StoredEvent, VersionConflict, keys
+from service.store.errors import GameNotFound
 
 from .context import context
 

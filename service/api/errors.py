@@ -25,9 +25,9 @@ from service.engines.base import OptionError, RuleError
 from service.engines.cards import CardError
 from service.engines.game import TableError
 from service.engines.shuffle import SeedError
-from service.errors import BadGameId, GameNotFound, NotReplicated, VersionConflict
 from service.games import Forbidden, IdempotencyKeyReused, Unauthenticated
-from service.index import BadCursor
+from service.store.errors import BadGameId, GameNotFound, NotReplicated, VersionConflict
+from service.store.index import BadCursor
 
 log = logging.getLogger("cardroom.api")
 

@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service.errors import VersionConflict
-from service.games import GameService
+from service.games import Forbidden, GameService
+from service.store import DEFAULT_CACHE, GameNotFound
+from service.store.errors import VersionConflict
 
 from .helpers import Api, Table, bearer
 
@@ -48,6 +49,36 @@ def test_token_errors(api: Api, client: FlaskClient) -> None:
     assert other.tokens[0] not in foreign.get_data(as_text=True)
     assert api.move("no-such-game", tab.tokens[0], move).status_code == 404
     assert api.service.store.version(tab.game_id) == version
+
+
+def test_a_moves_token_check_and_load_are_one_round_trip(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tab = api.table("hazari")
+    other = api.table("hazari")
+    service = api.service
+    redis = service.store.redis
+    sent: list[object] = []
+    real = redis.execute_command
+
+    def counting(*args: Any, **options: Any) -> Any:
+        sent.append(args[0])
+        return real(*args, **options)
+
+    monkeypatch.setattr(redis, "execute_command", counting)
+    for cached in (True, False):
+        if not cached:
+            DEFAULT_CACHE.clear()
+        sent.clear()
+        seat, state = service.seat_and_state(tab.game_id, tab.tokens[2])
+        assert seat == 2 and state == service.load(tab.game_id)
+        assert sent[:1] == ["EVALSHA"] and len(sent) == 2  # the check's own load
+    sent.clear()
+    with pytest.raises(Forbidden):
+        service.seat_and_state(tab.game_id, other.tokens[2])
+    with pytest.raises(GameNotFound):
+        service.seat_and_state("no-such-game", tab.tokens[2])
+    assert sent == ["EVALSHA", "EVALSHA"]
 
 
 def test_illegal_moves_name_the_rule_and_change_nothing(api: Api) -> None:

@@ -7,7 +7,7 @@ import re
 
 from flask.testing import FlaskClient
 
-from service import keys
+from service.store import keys
 
 from .helpers import Api
 

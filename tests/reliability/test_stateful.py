@@ -27,9 +27,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from service import keys
 from service.config import load_settings
 from service.games import GameService
+from service.store import keys
 
 from .conftest import make_app
 

@@ -21,9 +21,8 @@ import pytest
 import redis
 from rq import Queue, Worker
 
-from service import keys
 from service.replay import audit_replay
-from service.store import EventStore
+from service.store import EventStore, keys
 from tests.rediscluster import LocalCluster
 from tests.scaleout.conftest import QUEUE_URL
 from tests.stack import Stack, base_env, create_bot_game

@@ -18,13 +18,12 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from service import keys
-from service.clients import require_replicas
 from service.config import load_settings
 from service.engines import game as table
-from service.errors import NotReplicated, VersionConflict
 from service.runtime import Runtime, connect
-from service.store import AppendResult, EventStore
+from service.store import AppendResult, EventStore, keys
+from service.store.clients import require_replicas
+from service.store.errors import NotReplicated, VersionConflict
 from tests.rediscluster import LocalCluster, free_ports, start_cluster, start_standalone
 from tests.store.helpers import created, timeouts
 from tests.store.test_store_race import run_threads

@@ -22,11 +22,10 @@ from schemas.codec import (
 )
 from schemas.events import event_classes, event_json_schema, event_model, schema_version
 from schemas.upcasters import UPCASTERS, upcast_SeatTaken_v1_v2
-from service import keys
 from service.engines import game as table
 from service.engines.base import Event
 from service.engines.registry import GAMES, engine_for
-from service.store import EventStore
+from service.store import EventStore, archive, keys
 from tests.store.helpers import created, random_game
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -116,7 +115,7 @@ def test_a_v1_event_is_read_through_the_upcaster() -> None:
 def test_a_v1_archive_imports_reads_upcast_and_stays_v1(fake_redis: redis.Redis) -> None:
     store = EventStore(fake_redis)
     text = V1_EXPORT.read_text()
-    game_id = store.import_jsonl(text)
+    game_id = archive.import_jsonl(store, text)
     stored = store.read(game_id)
     assert [s.event for s in stored[1:]] == [
         table.SeatTaken(0, "Ana", "ana-seed", False),
@@ -125,7 +124,7 @@ def test_a_v1_archive_imports_reads_upcast_and_stays_v1(fake_redis: redis.Redis)
     assert [s.at_ms for s in stored] == [1_700_000_000_000, 1_700_000_004_000, 1_700_000_009_000]
     # stored events are never rewritten: the stream still holds v1 and exports it as it was
     assert [raw.schema_version for raw in store.read_raw(game_id)] == [1, 1, 1]
-    assert store.export_jsonl(game_id) == text
+    assert archive.export_jsonl(store, game_id) == text
     state = table.fold([s.event for s in stored])
     assert [s.bot for s in state.seats if s is not None] == [False, False]
     assert keys.events(game_id) == "cardroom:{g-v1-fixture}:events"

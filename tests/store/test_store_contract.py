@@ -7,11 +7,10 @@ import threading
 
 import pytest
 
-from service import keys
 from service.engines import game as table
-from service.errors import BadGameId, CorruptExport, GameExists, GameNotFound, VersionConflict
-from service.index import BadCursor
-from service.store import AppendResult, EventStore
+from service.store import AppendResult, EventStore, archive, keys
+from service.store.errors import BadGameId, CorruptExport, GameExists, GameNotFound, VersionConflict
+from service.store.index import BadCursor
 from tests.store.helpers import created, timeouts
 
 
@@ -266,22 +265,22 @@ def test_bad_cursors_and_limits_are_refused(store: EventStore) -> None:
 # -- export and import -----------------------------------------------------------------
 def test_export_and_import_round_trip(store: EventStore) -> None:
     new_game(store, "g1", extra=4)
-    text = store.export_jsonl("g1")
+    text = archive.export_jsonl(store, "g1")
     lines = [json.loads(line) for line in text.splitlines()]
     assert [line["version"] for line in lines] == [1, 2, 3, 4, 5]
     assert lines[0]["event"]["type"] == "GameCreated"
     with pytest.raises(GameExists):
-        store.import_jsonl(text)
+        archive.import_jsonl(store, text)
     other = EventStore(store.redis)
     store.redis.delete(keys.events("g1"))
-    assert other.import_jsonl(text) == "g1"
-    assert other.export_jsonl("g1") == text
+    assert archive.import_jsonl(other, text) == "g1"
+    assert archive.export_jsonl(other, "g1") == text
     assert [s.event for s in other.read("g1")] == [created(), *timeouts(4)]
 
 
 def test_an_import_refuses_broken_exports(store: EventStore) -> None:
     new_game(store, "g1", extra=3)
-    lines = store.export_jsonl("g1").splitlines()
+    lines = archive.export_jsonl(store, "g1").splitlines()
     store.redis.delete(keys.events("g1"))
     broken = {
         "gap": [lines[0], lines[2]],
@@ -294,10 +293,10 @@ def test_an_import_refuses_broken_exports(store: EventStore) -> None:
     }
     for name, text in broken.items():
         with pytest.raises(CorruptExport):
-            store.import_jsonl("\n".join(text))
+            archive.import_jsonl(store, "\n".join(text))
         assert not store.exists("g1"), name
 
 
 def test_export_of_an_unknown_game(store: EventStore) -> None:
     with pytest.raises(GameNotFound):
-        store.export_jsonl("nobody")
+        archive.export_jsonl(store, "nobody")

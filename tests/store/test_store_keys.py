@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from redis.crc import key_slot
 
-from service import keys
-from service.errors import BadGameId
+from service.store import keys
+from service.store.errors import BadGameId
 
 
 def game_keys(game_id: str) -> list[str]:

@@ -1,29 +1,36 @@
-"""The load path: snapshot + tail, and a cache that never serves a stale state."""
+"""The load path: snapshot + tail in one round trip, and a cache that never
+serves a stale state."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 import redis
 
 from schemas.codec import pack_event
-from service import keys
 from service.engines import game as table
 from service.engines.base import Event
-from service.errors import GameNotFound
-from service.load import StateCache, load_game
-from service.store import EventStore, StoredEvent
+from service.store import EventStore, GameNotFound, LoadParts, keys
+from service.store.load import StateCache, load_game, load_game_and_tokens
 from tests.store.helpers import created, timeouts
 
 
 class CountingStore(EventStore):
-    """Counts the events each read hands back."""
+    """Counts the events each load hands back to be folded."""
 
     events_read = 0
 
-    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
-        got = super().read(game_id, after, limit)
-        self.events_read += len(got)
-        return got
+    def load_parts(
+        self,
+        game_id: str,
+        cached: tuple[table.Game, int | None] | None = None,
+        *,
+        tokens: bool = False,
+    ) -> LoadParts:
+        parts = super().load_parts(game_id, cached, tokens=tokens)
+        self.events_read += len(parts.events)
+        return parts
 
 
 @pytest.fixture
@@ -49,18 +56,16 @@ def test_the_cache_never_serves_a_stale_version(counting: CountingStore) -> None
     second = load_game(counting, "g1", cache=cache)
     assert second.version == 4
     assert second == table.fold([s.event for s in counting.read("g1")])
-    # only the tail (and the cached state's own last entry, to check it is
-    # still the stream's) was read and folded onto the cached state
-    assert counting.events_read == 1 + (1 + 3) + 4
+    # only the tail was read and folded onto the cached state (the script
+    # checked that the cached state's own last entry is still the stream's)
+    assert counting.events_read == 1 + 3
 
 
 def test_loads_start_from_the_snapshot(counting: CountingStore) -> None:
     counting.append("g1", [created()], 0)
     counting.append("g1", timeouts(9), 1)
     full = table.fold([s.event for s in counting.read("g1")])
-    counting.events_read = 0
     counting.save_snapshot("g1", table.fold([s.event for s in counting.read("g1", limit=7)]))
-    counting.events_read = 0
     assert load_game(counting, "g1", cache=None) == full
     assert counting.events_read == 3
 
@@ -146,6 +151,131 @@ def test_a_state_cached_without_its_entry_time_is_trusted_by_version(
     assert result.at_ms is not None and result.at_ms > 1_600_000_000_000
     state = table.fold([s.event for s in counting.read("g1")])
     cache.put(state)  # as the service does after its own append
-    counting.events_read = 0
     assert load_game(counting, "g1", cache=cache) is state
     assert counting.events_read == 0
+
+
+# -- one call, one round trip ----------------------------------------------------------
+class RoundTrips:
+    """The commands a Redis client sends: each is one round trip, as the load
+    path uses no pipeline."""
+
+    def __init__(self, client: redis.Redis, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.sent: list[object] = []
+        real = client.execute_command
+
+        def counting(*args: Any, **options: Any) -> Any:
+            self.sent.append(args[0])
+            return real(*args, **options)
+
+        monkeypatch.setattr(client, "execute_command", counting)
+
+    def take(self) -> list[object]:
+        sent, self.sent = self.sent, []
+        return sent
+
+
+def new_game(store: EventStore, extra: int) -> list[int]:
+    """A game ``g1`` of ``1 + extra`` events; the time part of each entry id."""
+    store.append("g1", [created()], 0)
+    if extra:
+        store.append("g1", timeouts(extra), 1)
+    return [s.at_ms for s in store.read("g1")]
+
+
+def fold_of(store: EventStore, upto: int | None = None) -> table.Game:
+    return table.fold([s.event for s in store.read("g1", limit=upto)])
+
+
+def test_load_parts_hands_back_the_tail_after_a_cached_state(store: EventStore) -> None:
+    at = new_game(store, 9)
+    cached = fold_of(store, 4)
+    parts = store.load_parts("g1", (cached, at[3]))
+    assert (parts.version, parts.at_ms) == (10, at[9])
+    assert parts.cached and parts.base is cached and parts.token_hashes is None
+    assert [(e.version, e.at_ms) for e in parts.events] == list(enumerate(at[4:], start=5))
+    assert [e.event for e in parts.events] == [s.event for s in store.read("g1", after=4)]
+    # a state cached without its entry's time is trusted by its version
+    unknown_time = store.load_parts("g1", (cached, None))
+    assert unknown_time.cached and [e.version for e in unknown_time.events] == list(range(5, 11))
+    # a current one needs nothing more
+    current = store.load_parts("g1", (fold_of(store), at[9]))
+    assert current.cached and current.events == [] and current.version == 10
+
+
+def test_load_parts_detects_a_replaced_or_lost_entry(store: EventStore) -> None:
+    new_game(store, 3)
+    cached = fold_of(store)
+    at = store.read("g1")[-1].at_ms
+    lose_events_after(store, "g1", 3)
+    kept_at = store.read("g1")[-1].at_ms
+    store.append_stored("g1", [stored(kept_at + 1, timeouts(1, 50)[0])], 3)
+    replaced = store.load_parts("g1", (cached, at))
+    assert not replaced.cached and replaced.base is None
+    assert [e.version for e in replaced.events] == [1, 2, 3, 4]
+    assert replaced.events[-1].at_ms == kept_at + 1
+    # a cached state past the stream's end
+    lose_events_after(store, "g1", 2)
+    ahead = store.load_parts("g1", (cached, at))
+    assert not ahead.cached and [e.version for e in ahead.events] == [1, 2]
+
+
+def test_load_parts_uses_a_usable_snapshot_newer_than_the_cache(store: EventStore) -> None:
+    at = new_game(store, 9)
+    snapshot = fold_of(store, 7)
+    store.save_snapshot("g1", snapshot)
+    alone = store.load_parts("g1")
+    assert alone.base == snapshot and not alone.cached
+    assert [e.version for e in alone.events] == [8, 9, 10]
+    older = store.load_parts("g1", (fold_of(store, 3), at[2]))
+    assert older.cached and older.base == snapshot
+    assert [e.version for e in older.events] == [8, 9, 10]
+    newer_cache = fold_of(store, 8)
+    newer = store.load_parts("g1", (newer_cache, at[7]))
+    assert newer.cached and newer.base is newer_cache
+    assert [e.version for e in newer.events] == [9, 10]
+    # a snapshot written with another state schema is not used: the whole stream is
+    store.redis.hset(keys.snapshot("g1"), "h", "another-schema")
+    stale = store.load_parts("g1")
+    assert stale.base is None and [e.version for e in stale.events] == list(range(1, 11))
+    assert load_game(store, "g1", cache=None) == fold_of(store)
+
+
+def test_a_snapshot_past_the_streams_end_is_not_used(store: EventStore) -> None:
+    new_game(store, 5)
+    store.save_snapshot("g1", fold_of(store))
+    lose_events_after(store, "g1", 4)
+    parts = store.load_parts("g1")
+    assert parts.base is None and [e.version for e in parts.events] == [1, 2, 3, 4]
+    assert load_game(store, "g1", cache=None) == fold_of(store)
+
+
+def test_a_load_is_one_round_trip(
+    redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = EventStore(redis_client)
+    new_game(store, 9)
+    cache = StateCache()
+    load_game(store, "g1", cache=None)  # Redis learns the script
+    trips = RoundTrips(redis_client, monkeypatch)
+    full = load_game(store, "g1", cache=cache)
+    assert trips.take() == ["EVALSHA"] and full == fold_of(store)
+    trips.take()
+    assert load_game(store, "g1", cache=cache) is full
+    assert trips.take() == ["EVALSHA"]
+    EventStore(redis_client).append("g1", timeouts(2, 20), 10)
+    trips.take()
+    tail = load_game(store, "g1", cache=cache)
+    assert trips.take() == ["EVALSHA"] and tail.version == 12
+    store.save_snapshot("g1", tail)
+    trips.take()
+    assert load_game(store, "g1", cache=None) == tail
+    assert trips.take() == ["EVALSHA"]
+    store.put_token("g1", 1, "hash-of-a-token")
+    trips.take()
+    state, hashes = load_game_and_tokens(store, "g1", cache=cache)
+    assert state is tail and hashes == {b"hash-of-a-token": b"1"}
+    assert trips.take() == ["EVALSHA"]
+    with pytest.raises(GameNotFound):
+        load_game(store, "nobody", cache=cache)
+    assert trips.take() == ["EVALSHA"]

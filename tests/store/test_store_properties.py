@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from service.engines import game as table
-from service.errors import VersionConflict
 from service.store import AppendResult, EventStore
+from service.store.errors import VersionConflict
 from tests.store.helpers import created, timeouts
 
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 import pytest
 
 from service.engines import game as table
-from service.errors import VersionConflict
 from service.store import AppendResult, EventStore
+from service.store.errors import VersionConflict
 from tests.store.helpers import created
 
 pytestmark = pytest.mark.redis

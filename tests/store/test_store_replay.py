@@ -12,8 +12,8 @@ import pytest
 
 from service.engines import game as table
 from service.engines.registry import GAMES
-from service.load import load_game
 from service.store import EventStore
+from service.store.load import load_game
 from tests.store.helpers import random_game
 from tests.support import PlayedGame
 

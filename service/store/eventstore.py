@@ -37,8 +37,9 @@ from schemas.codec import (
 from schemas.compact import expand
 from service.engines.base import Event
 from service.engines.game import Game, GameCreated
+from service.engines.registry import GAMES
 
-from . import archive, keys, lua
+from . import keys, lua
 from .clients import (
     Client,
     Pipe,
@@ -56,7 +57,7 @@ LAST_SEQ: Final = 2**64 - 1
 """The largest sequence part of a stream id: ``<v>-LAST_SEQ`` is after every entry of version v."""
 BLOCK_SLICE_MS: Final = 2_000
 """The longest single blocking ``XREAD`` (shorter if the client's socket
-timeout asks for it, see :func:`service.clients.block_slice_ms`)."""
+timeout asks for it, see :func:`service.store.clients.block_slice_ms`)."""
 WAIT_ATTEMPTS: Final = 4
 """Tries of an append that waits for replicas, when the cluster answers that
 the slot moved or a connection broke (a failover in progress)."""
@@ -70,6 +71,7 @@ __all__ = [
     "GameExists",
     "GameNotFound",
     "GameSummary",
+    "LoadParts",
     "NotReplicated",
     "RawEvent",
     "StoredEvent",
@@ -110,6 +112,30 @@ class RawEvent:
     data: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class LoadParts:
+    """What bringing a game's state up to its stream's last entry takes, read
+    in one round trip by :meth:`EventStore.load_parts`: fold ``events`` onto
+    ``base`` (onto nothing when ``base`` is ``None``)."""
+
+    version: int
+    """The version of the stream's last entry."""
+    at_ms: int
+    """The time part of that entry's id."""
+    base: Game | None
+    """A usable snapshot newer than the cached state, else the cached state
+    handed in when ``cached``, else ``None`` (``events`` then start at the
+    game's first)."""
+    cached: bool
+    """Whether the cached state handed in is the stream's: not past its end,
+    and folded from the entry the stream holds at its version. When false a
+    failover lost events it holds (or none was handed in)."""
+    events: list[StoredEvent]
+    """The events after ``base``, up to the stream's last."""
+    token_hashes: dict[bytes, bytes] | None = None
+    """``sha256(token) → seat`` of the game, when asked for."""
+
+
 class EventStore:
     """Events, snapshots, seeds, seat tokens and the games index of cardroom.
 
@@ -121,7 +147,7 @@ class EventStore:
     ``wait_timeout_ms``) until that many replicas of the game's master hold
     it, so that a failover cannot lose an acknowledged event; an append not
     confirmed in time raises :class:`NotReplicated`. Left unset, both come
-    from the client (:func:`service.clients.require_replicas`).
+    from the client (:func:`service.store.clients.require_replicas`).
     """
 
     def __init__(
@@ -146,6 +172,9 @@ class EventStore:
         self.index = GamesIndex(redis, index_shards)
         self._append = redis.register_script(lua.APPEND)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
+        self._load = redis.register_script(lua.LOAD)
+        self._schema_args: list[str] = []
+        """Pairs of game name and current state schema id, for :data:`lua.LOAD`."""
         self._games: dict[str, str] = {}
         """game id → game name: fixed by a game's first event, so safe to keep
         (forgotten all at once past ``GAMES_REMEMBERED``, to bound memory)."""
@@ -287,6 +316,61 @@ class EventStore:
         rows = cast(Rows, self.redis.xrevrange(keys.events(game_id), count=1))
         return _split_id(rows[0][0]) if rows else None
 
+    def load_parts(
+        self,
+        game_id: str,
+        cached: tuple[Game, int | None] | None = None,
+        *,
+        tokens: bool = False,
+    ) -> LoadParts:
+        """Everything the fold of the game's current state needs, in one round
+        trip (the :data:`lua.LOAD` script): the stream's last entry id, and the
+        events missing from ``cached`` (a state of this game and the time of
+        its last event's entry, if known), or a usable snapshot newer than it
+        and the events after that, or else the whole stream. With ``tokens``
+        the game's token hashes are read in the same script.
+
+        A cached state past the stream's end, or whose entry at its version
+        is not the one it was folded from (a failover lost it and another
+        event took its version), is not built upon (``cached`` false). Raises
+        :class:`GameNotFound` when the game has no events.
+        """
+        have = 0 if cached is None else cached[0].version
+        have_at = "" if cached is None or cached[1] is None else str(cached[1])
+        script_keys = [keys.events(game_id), keys.snapshot(game_id)]
+        if tokens:
+            script_keys.append(keys.tokens(game_id))
+        reply: Any = self._load(keys=script_keys, args=[have, have_at, *self._schemas()])
+        if not reply:
+            raise GameNotFound(game_id)
+        last_id, still_cached, snapshot, raw_rows, raw_tokens = reply
+        rows: Rows = [(entry_id, _pairs(fields)) for entry_id, fields in raw_rows]
+        version, at_ms = _split_id(last_id)
+        base: Game | None
+        if snapshot is not None:
+            game = snapshot[1].decode()
+            base = decode_state(game, snapshot[2])
+        elif still_cached:
+            assert cached is not None
+            base = cached[0]
+            game = base.game
+        else:
+            base = None
+            game = self._remember(game_id, rows[0][1])
+        return LoadParts(
+            version,
+            at_ms,
+            base,
+            bool(still_cached),
+            self._decode(game, rows) if rows else [],
+            None if raw_tokens is None else _pairs(raw_tokens),
+        )
+
+    def _schemas(self) -> list[str]:
+        if not self._schema_args:
+            self._schema_args = [arg for g in GAMES for arg in (g, state_schema_id(g))]
+        return self._schema_args
+
     def exists(self, game_id: str) -> bool:
         return self.version(game_id) > 0
 
@@ -427,16 +511,6 @@ class EventStore:
         """A page of indexed games, newest first, and the next page's cursor."""
         return self.index.list_games(game, status, limit, cursor)
 
-    # -- archives -----------------------------------------------------------------
-    def export_jsonl(self, game_id: str) -> str:
-        """The game's events as JSON Lines, exactly as stored (:mod:`service.archive`)."""
-        return archive.export_jsonl(self, game_id)
-
-    def import_jsonl(self, text: str) -> str:
-        """Store an export as a new game, never overwriting one; returns its id
-        (:mod:`service.archive`)."""
-        return archive.import_jsonl(self, text)
-
 
 def _redirected(error: ResponseError) -> bool:
     """A cluster's answer that the slot is (being) served elsewhere: the script did not run."""
@@ -451,6 +525,11 @@ def _bytes(reply: object) -> bytes | None:
 def _usable(game: bytes | None, schema_id: bytes | None) -> bool:
     """Whether a kept snapshot was written with the current state schema."""
     return game is not None and schema_id == state_schema_id(game.decode()).encode()
+
+
+def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
+    """A flat ``[field, value, …]`` reply (inside a script's reply) as a dict."""
+    return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
 def _split_id(entry_id: bytes) -> tuple[int, int]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, TypeGuard
 
 from schemas.codec import EventDecodeError, decode_event
 from schemas.compact import compact
@@ -18,9 +18,7 @@ from service.engines.game import GameCreated
 
 from . import keys
 from .errors import CorruptExport, GameExists, GameNotFound, VersionConflict
-
-if TYPE_CHECKING:
-    from .store import EventStore
+from .eventstore import EventStore
 
 ENVELOPE = ("type", "schema_version")
 

@@ -1,10 +1,15 @@
 """The load path: the current state of a game, as cheaply as it can be had.
 
 A state is the latest snapshot plus the fold of the events after it. Folded
-states are also kept in memory, newest per game, and reused only after
-asking the stream for its last entry (one ``XREVRANGE … COUNT 1``): a cached
-state older than the stream is brought up to date by folding just the
-missing tail, so a stale state is never served as the current one.
+states are also kept in memory, newest per game (:class:`StateCache`). A
+load is one call into the store, one round trip to Redis (the
+:data:`~service.store.lua.LOAD` script, see
+:meth:`~service.store.eventstore.EventStore.load_parts`): it hands in the
+cached state's version and gets back the stream's last entry id and only
+what is missing, so a cached state older than the stream is brought up to
+date by folding just the tail, and a stale state is never served as the
+current one. A usable snapshot newer than the cached state is sent instead
+when there is one; with neither, the whole stream.
 
 A cached state also remembers the entry id (version and time) of its last
 event when known. A failover of Redis may lose the newest events of a game
@@ -23,11 +28,11 @@ from typing import Final
 from service.engines.game import Game, fold
 
 from .errors import GameNotFound
-from .store import EventStore, StoredEvent
+from .eventstore import EventStore
 
 DEFAULT_CACHE_SIZE: Final = 1024
 
-__all__ = ["GameNotFound", "StateCache", "load_game"]
+__all__ = ["DEFAULT_CACHE", "GameNotFound", "StateCache", "load_game", "load_game_and_tokens"]
 
 
 class StateCache:
@@ -84,62 +89,55 @@ def load_game(
     cache: StateCache | None = DEFAULT_CACHE,
     snapshot_every: int | None = None,
 ) -> Game:
-    """The game's state at (at least) the stream's version when called.
+    """The game's state at the stream's version when read, in one round trip
+    to Redis (:meth:`EventStore.load_parts`); :class:`GameNotFound` if none.
 
     ``snapshot_every``: save a new snapshot when this many events or more had
     to be folded, so later loads start closer to the end.
     """
-    last = store.last_entry(game_id)
-    if last is None:
-        raise GameNotFound(game_id)
-    version, last_at = last
-    cached = cache.entry(game_id) if cache is not None else None
-    if cache is not None and cached is not None:
-        kept, kept_at = cached
-        if kept.version == version and kept_at in (None, last_at):
-            return kept
-        if kept.version < version:
-            newer = _tail_after(store, game_id, kept, kept_at)
-            if newer is not None:
-                return _fold_and_keep(store, cache, kept, newer, None, snapshot_every)
-        cache.drop(game_id)  # it holds events the stream no longer has
-    base = store.load_snapshot(game_id)
-    tail = store.read(game_id, after=base.version if base is not None else 0)
-    if base is None and not tail:
-        raise GameNotFound(game_id)
-    # A snapshot of the stream's very end is the state after its last entry.
-    end_at = last_at if base is not None and base.version == version else None
-    return _fold_and_keep(store, cache, base, tail, end_at, snapshot_every)
+    return _load(store, game_id, cache, snapshot_every, tokens=False)[0]
 
 
-def _tail_after(
-    store: EventStore, game_id: str, state: Game, at_ms: int | None
-) -> list[StoredEvent] | None:
-    """The events after the cached ``state``, or ``None`` if the stream's entry
-    at its version is not the one it was folded from. Reads that entry too
-    (when its time is known), in the same ``XRANGE``."""
-    if at_ms is None:
-        return store.read(game_id, after=state.version)
-    rows = store.read(game_id, after=state.version - 1)
-    if not rows or (rows[0].version, rows[0].at_ms) != (state.version, at_ms):
-        return None
-    return rows[1:]
-
-
-def _fold_and_keep(
+def load_game_and_tokens(
     store: EventStore,
+    game_id: str,
+    cache: StateCache | None = DEFAULT_CACHE,
+    snapshot_every: int | None = None,
+) -> tuple[Game, dict[bytes, bytes]]:
+    """:func:`load_game` and the game's token hashes (``sha256(token) → seat``),
+    read in the same single round trip."""
+    state, token_hashes = _load(store, game_id, cache, snapshot_every, tokens=True)
+    assert token_hashes is not None
+    return state, token_hashes
+
+
+def _load(
+    store: EventStore,
+    game_id: str,
     cache: StateCache | None,
-    base: Game | None,
-    tail: list[StoredEvent],
-    end_at: int | None,
     snapshot_every: int | None,
-) -> Game:
-    """``tail`` folded onto ``base``, cached with its last entry's time
-    (``end_at`` when there is no tail)."""
-    state = fold([stored.event for stored in tail], base) if tail else base
-    assert state is not None
-    if cache is not None:
-        cache.put(state, tail[-1].at_ms if tail else end_at)
-    if snapshot_every is not None and len(tail) >= snapshot_every:
+    *,
+    tokens: bool,
+) -> tuple[Game, dict[bytes, bytes] | None]:
+    cached = cache.entry(game_id) if cache is not None else None
+    parts = store.load_parts(game_id, cached, tokens=tokens)
+    if cache is not None and cached is not None and not parts.cached:
+        cache.drop(game_id)  # it holds events the stream no longer has
+    if not parts.events:
+        # the stream ends at the base: the cached state itself, or a snapshot
+        # of the very end (the state after the last entry)
+        if parts.base is None:
+            raise GameNotFound(game_id)
+        if cached is None or parts.base is not cached[0]:
+            _keep(cache, parts.base, parts.at_ms)
+        return parts.base, parts.token_hashes
+    state = fold([stored.event for stored in parts.events], parts.base)
+    _keep(cache, state, parts.events[-1].at_ms)
+    if snapshot_every is not None and len(parts.events) >= snapshot_every:
         store.save_snapshot(state.game_id, state)
-    return state
+    return state, parts.token_hashes
+
+
+def _keep(cache: StateCache | None, state: Game, at_ms: int) -> None:
+    if cache is not None:
+        cache.put(state, at_ms)

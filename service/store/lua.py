@@ -46,6 +46,55 @@ end
 return {1, current + 1, version, last_at}
 """
 
+LOAD: Final = """
+-- Everything a load needs, read at one instant.
+-- KEYS[1]: the game's stream; KEYS[2]: its snapshot hash; KEYS[3] (optional):
+-- its seat tokens hash.
+-- ARGV[1]: the version of the caller's cached state (0: none); ARGV[2]: the
+-- time part of the id of that state's last entry ('': not known); then pairs
+-- of game name and its current state schema id (a snapshot written with
+-- another schema is not used).
+-- Returns {} when the game has no stream, else {last entry id, cached,
+-- snapshot, entries, tokens}:
+--   cached: 1 when the cached state is still the stream's (its version is
+--     not past the stream's and the entry it was folded from is there), else 0;
+--   snapshot: {version, game, state} of a usable snapshot newer than a
+--     cached state that is still the stream's, else nil;
+--   entries: the ones after the snapshot if there is one, else after the
+--     cached state if it is still the stream's, else the whole stream;
+--   tokens: the HGETALL of KEYS[3], or nil when not asked for.
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last == 0 then return {} end
+local last_id = last[1][1]
+local dash = string.find(last_id, '-', 1, true)
+local version = tonumber(string.sub(last_id, 1, dash - 1))
+local tokens = false
+if KEYS[3] then tokens = redis.call('HGETALL', KEYS[3]) end
+local have = tonumber(ARGV[1])
+local cached = 0
+if have > 0 and have <= version then
+  if ARGV[2] == '' then
+    cached = 1
+  else
+    local id = ARGV[1] .. '-' .. ARGV[2]
+    cached = #redis.call('XRANGE', KEYS[1], id, id)
+  end
+end
+if cached == 1 and have == version then return {last_id, 1, false, {}, tokens} end
+local schema = {}
+for i = 3, #ARGV, 2 do schema[ARGV[i]] = ARGV[i + 1] end
+local snap = redis.call('HMGET', KEYS[2], 'v', 'g', 'h', 's')
+local at = tonumber(snap[1])
+if at and at <= version and snap[2] and schema[snap[2]] == snap[3]
+    and not (cached == 1 and at <= have) then
+  local entries = redis.call('XRANGE', KEYS[1], tostring(at + 1), '+')
+  return {last_id, cached, {snap[1], snap[2], snap[4]}, entries, tokens}
+end
+local from = '-'
+if cached == 1 then from = tostring(have + 1) end
+return {last_id, cached, false, redis.call('XRANGE', KEYS[1], from, '+'), tokens}
+"""
+
 SAVE_SNAPSHOT: Final = """
 -- KEYS[1]: the snapshot hash. ARGV: version, game, encoded state, state schema id.
 -- Replaces the snapshot only with a strictly newer version, or when the kept

@@ -1,0 +1,56 @@
+"""The event store: one Redis stream per game, snapshots, seeds, seat tokens
+and the games index.
+
+- :mod:`.eventstore`: :class:`EventStore` (appends, reads, snapshots, seeds,
+  tokens) and what it returns (:class:`AppendResult`, :class:`StoredEvent`,
+  :class:`RawEvent`, :class:`LoadParts`);
+- :mod:`.load`: the load path, :func:`load_game` (one round trip) and the
+  in-process :class:`StateCache`;
+- :mod:`.keys`: every Redis key; :mod:`.lua`: the scripts (append, load,
+  snapshot, index); :mod:`.index`: the sharded games index;
+- :mod:`.archive`: exports as JSON Lines and imports;
+- :mod:`.clients`: standalone and cluster clients, replicas to wait for;
+- :mod:`.errors`: what the store raises.
+
+Modules of this package import each other, schemas and the engines only,
+never the service, the API or the workers.
+"""
+
+from __future__ import annotations
+
+from .archive import export_jsonl, import_jsonl
+from .errors import (
+    BadGameId,
+    CorruptExport,
+    GameExists,
+    GameNotFound,
+    NotReplicated,
+    StoreError,
+    VersionConflict,
+)
+from .eventstore import AppendResult, EventStore, LoadParts, RawEvent, StoredEvent
+from .index import BadCursor, GameSummary
+from .load import DEFAULT_CACHE, StateCache, load_game, load_game_and_tokens
+
+__all__ = [
+    "DEFAULT_CACHE",
+    "AppendResult",
+    "BadCursor",
+    "BadGameId",
+    "CorruptExport",
+    "EventStore",
+    "GameExists",
+    "GameNotFound",
+    "GameSummary",
+    "LoadParts",
+    "NotReplicated",
+    "RawEvent",
+    "StateCache",
+    "StoreError",
+    "StoredEvent",
+    "VersionConflict",
+    "export_jsonl",
+    "import_jsonl",
+    "load_game",
+    "load_game_and_tokens",
+]

@@ -1,0 +1,182 @@
+"""What may import what (docs/architecture.md), read from the source.
+
+The import graph of ``service``, ``workers`` and ``schemas`` has no circles;
+the engines import nothing of the project outside ``service.engines`` and
+no I/O, framework or randomness library; the event store depends on nothing
+above it; the schemas import no API, web pages or workers.
+
+Every import counts: at module level, inside functions and under
+``TYPE_CHECKING``. ``from package import name`` depends on the submodule
+``package.name`` when there is one, else on the package itself. A package
+importing its own submodules (as ``service/store/__init__.py`` does to
+re-export their names) is not a circle: Python runs a package before its
+submodules, so only a submodule importing from its package's ``__init__``
+could close one, and that edge is counted.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TOP = ("service", "workers", "schemas")
+STORE_MAY_IMPORT = ("service.store", "service.engines", "schemas")
+SCHEMAS_MAY_NOT_IMPORT = ("service.api", "service.web", "workers")
+IMPURE = {"redis", "rq", "flask", "pydantic", "fakeredis", "random", "socket", "requests", "os"}
+"""What the engines may not import: they are pure folds, and all chance comes
+from the fair shuffle."""
+
+
+def modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for top in TOP:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The modules of ``known`` that module ``name`` imports, anywhere in it."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                for alias in node.names
+            ]
+        else:
+            continue
+        out.update(target for target in targets if target in known)
+    out.discard(name)
+    return out
+
+
+def graph() -> dict[str, set[str]]:
+    found = modules()
+    known = set(found)
+    return {name: imports(name, path, known) for name, path in found.items()}
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(edges[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_sees_relative_and_function_level_imports() -> None:
+    edges = graph()
+    assert "service.store.keys" in edges["service.store.eventstore"]  # from . import keys
+    assert "service.store" in edges["service.games"]  # from service.store import EventStore
+    assert "service.store.archive" in edges["service.cli"]  # inside a function
+
+
+def within(name: str, *packages: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in packages)
+
+
+def libraries(path: Path) -> set[str]:
+    """The top-level names of every absolute import in ``path``."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_no_import_circles() -> None:
+    assert circles(graph()) == []
+
+
+def test_every_module_is_read() -> None:
+    found = modules()
+    engines = [name for name in found if within(name, "service.engines")]
+    assert len(engines) >= 25  # the shared modules and three game packages
+    assert {"service.engines.azi.settle", "service.store.eventstore", "workers.jobs"} <= set(found)
+
+
+def test_the_engines_import_only_the_engines() -> None:
+    for name, targets in graph().items():
+        if within(name, "service.engines"):
+            outside = sorted(t for t in targets if not within(t, "service.engines"))
+            assert outside == [], f"{name} imports {outside}"
+
+
+def test_the_engines_import_no_io_framework_or_randomness() -> None:
+    for name, path in modules().items():
+        if within(name, "service.engines"):
+            bad = sorted(libraries(path) & IMPURE)
+            assert bad == [], f"{name} imports {bad}"
+
+
+def test_a_forbidden_library_would_be_found(tmp_path: Path) -> None:
+    sample = tmp_path / "x.py"
+    sample.write_text(
+        "import redis\nfrom pydantic import BaseModel\nfrom . import cards\n"
+        "def f() -> None:\n    import random\n"
+    )
+    assert libraries(sample) & IMPURE == {"redis", "pydantic", "random"}
+
+
+def test_the_schemas_import_no_api_web_pages_or_workers() -> None:
+    for name, targets in graph().items():
+        if within(name, "schemas"):
+            bad = sorted(t for t in targets if within(t, *SCHEMAS_MAY_NOT_IMPORT))
+            assert bad == [], f"{name} imports {bad}"
+
+
+def test_a_circle_would_be_found() -> None:
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(edges) == [["a", "b", "c"]]
+
+
+def test_the_store_imports_only_itself_schemas_and_the_engines() -> None:
+    for name, targets in graph().items():
+        if name == "service.store" or name.startswith("service.store."):
+            above = sorted(
+                t
+                for t in targets
+                if not any(t == p or t.startswith(p + ".") for p in STORE_MAY_IMPORT)
+            )
+            assert above == [], f"{name} imports {above}"
