@@ -51,11 +51,11 @@ from typing import Any
 
 import httpx
 
-from bench.stacklib import LocalCluster, Stack, stack_env, start_cluster, start_standalone
 from service.engines import game as table
 from service.engines.base import Event
 from service.runtime import connect
 from service.store import EventStore
+from tests.stack import LocalCluster, Stack, stack_env, start_cluster, start_standalone
 from tests.support import new_game, play
 
 

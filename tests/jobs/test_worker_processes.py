@@ -1,7 +1,7 @@
 """Workers as they run in production: separate ``cardroom worker`` processes.
 
 They run on the real Redis (a database of their own, flushed before and
-after each test), started and stopped by :mod:`bench.stacklib`.
+after each test), started and stopped by :mod:`tests.stack`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import pytest
 import redis
 
-from bench.stacklib import Stack
 from service.config import load_settings
 from service.engines import game as table
 from service.engines.base import Event
@@ -26,6 +25,7 @@ from service.games import GameService
 from service.replay import RecordedEvent, audit
 from service.runtime import Runtime
 from service.store import EventStore
+from tests.stack import Stack
 from workers import jobs
 from workers.context import install
 

@@ -21,11 +21,11 @@ import pytest
 import redis
 from rq import Queue, Worker
 
-from bench.stacklib import LocalCluster, Stack, create_bot_game, stack_env
 from service import keys
 from service.replay import audit_replay
 from service.store import EventStore
 from tests.scaleout.conftest import QUEUE_URL
+from tests.stack import LocalCluster, Stack, create_bot_game, stack_env
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 

@@ -18,7 +18,6 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from bench.stacklib import LocalCluster, free_port, start_cluster, start_standalone
 from service import keys
 from service.clients import require_replicas
 from service.config import load_settings
@@ -26,6 +25,7 @@ from service.engines import game as table
 from service.errors import NotReplicated, VersionConflict
 from service.runtime import Runtime, connect
 from service.store import AppendResult, EventStore
+from tests.stack import LocalCluster, free_port, start_cluster, start_standalone
 from tests.store.helpers import created, timeouts
 from tests.store.test_store_race import run_threads
 
