@@ -34,10 +34,10 @@ Redis
 The service
     :func:`stack_env`: the variables every process of a stack shares.
     :class:`Stack`: API processes (gunicorn with ``deploy/gunicorn.conf.py``,
-    each on a free port), workers and schedulers sharing one environment,
-    optionally with a Redis of its own; waits for ``/healthz`` and for
-    gunicorn's workers, checks that everything still runs, collects logs,
-    stops it all (Redis last).
+    each on a free port), workers, schedulers and any other command sharing
+    one environment, optionally with a Redis of its own; waits for
+    ``/healthz`` and for gunicorn's workers, checks that everything still
+    runs, collects logs, stops it all (Redis last).
     :func:`running_stack`: a whole deployment (Redis with the deploy's AOF
     config, the API, workers, the scheduler) for the duration of a ``with``.
     :func:`create_bot_game`: a table of bots opened over HTTP.
@@ -617,11 +617,13 @@ def stack_env(
 
 
 class Stack:
-    """API processes, workers and schedulers sharing one environment and one
-    directory (their logs), with a Redis of its own when ``redis`` is given.
+    """API processes, workers, schedulers and other commands sharing one
+    environment and one directory (their logs), with a Redis of its own when
+    ``redis`` is given.
 
-    Processes are named ``api-N``, ``worker-N`` and ``scheduler-N`` (N counts
-    from 0 per kind and is never reused). :meth:`stop` ends them all, Redis
+    Processes are named ``api-N``, ``worker-N``, ``scheduler-N`` or after the
+    kind given to :meth:`start_process` (N counts from 0 per kind and is never
+    reused). :meth:`stop` ends them all, Redis
     last; it also runs at interpreter exit.
     """
 
@@ -641,6 +643,7 @@ class Stack:
         self.api_urls: list[str] = []
         self.workers: list[Proc] = []
         self.schedulers: list[Proc] = []
+        self.others: list[Proc] = []
         self._counts: dict[str, int] = {}
         atexit.register(self.stop)
 
@@ -659,7 +662,14 @@ class Stack:
     @property
     def procs(self) -> list[Proc]:
         """Every process of the stack but Redis."""
-        return [*self.apis, *self.schedulers, *self.workers]
+        return [*self.apis, *self.schedulers, *self.workers, *self.others]
+
+    def start_process(self, kind: str, args: list[str], **extra_env: str) -> Proc:
+        """Any command as a process of the stack, named ``kind-N``, with the
+        stack's environment and ``extra_env``; listed in :attr:`others`."""
+        proc = self._proc(kind, args, {**self.env, **extra_env})
+        self.others.append(proc)
+        return proc
 
     def _proc(self, kind: str, args: list[str], env: dict[str, str]) -> Proc:
         n = self._counts.get(kind, 0)
