@@ -28,12 +28,8 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -43,46 +39,45 @@ from service.config import load_settings
 from service.games import GameService
 from service.runtime import Runtime
 from service.store import EventStore
+from tests.stack import GUNICORN, Stack, free_port, wait_for
 
-ROOT = Path(__file__).resolve().parents[1]
 APP = "service.api:create_app(config={'BENCH_FLOOR': True, 'RATELIMIT_ENABLED': %s})"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def start_server(url: str, port: int, rate_limit: bool) -> subprocess.Popen[bytes]:
+def start_server(url: str, port: int, rate_limit: bool) -> Stack:
     env = {
         **os.environ,
         "CARDROOM_REDIS_URL": url,
         "CARDROOM_QUEUE_NAME": "cardroom-bench",
         "CARDROOM_RATE_LIMIT": "1000000/second",
     }
-    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
     cmd = [
-        gunicorn,
+        GUNICORN,
         "--worker-class", "gthread", "--workers", "1", "--threads", "4",
         "--bind", f"127.0.0.1:{port}", "--log-level", "warning",
         APP % rate_limit,
     ]  # fmt: skip
-    return subprocess.Popen(cmd, env=env, cwd=ROOT)
+    server = Stack(env)
+    server.start_process("api", cmd)
+    return server
 
 
-def wait_ready(http: httpx.Client, proc: subprocess.Popen[bytes]) -> None:
-    for _ in range(200):
-        if proc.poll() is not None:
-            raise SystemExit("the server did not start")
+def wait_ready(http: httpx.Client, server: Stack) -> None:
+    def healthy() -> bool:
         try:
-            if http.get("/healthz").status_code == 200:
-                return
+            return http.get("/healthz").status_code == 200
         except httpx.TransportError:
-            pass
-        time.sleep(0.05)
-    raise SystemExit("the server did not answer /healthz")
+            return False
+
+    try:
+        wait_for(
+            healthy,
+            time.monotonic() + 30,
+            lambda: "the server did not answer /healthz",
+            alive=server.check_running,
+        )
+    except RuntimeError as exc:
+        raise SystemExit(f"the server did not start: {exc}") from None
 
 
 def new_table(http: httpx.Client) -> tuple[str, list[str]]:
@@ -136,19 +131,18 @@ def main() -> None:
     client = redis.Redis.from_url(args.url)
     client.flushdb()
     port = free_port()
-    proc = start_server(args.url, port, args.rate_limit)
+    server = start_server(args.url, port, args.rate_limit)
     settings = load_settings(redis_url=args.url, queue_name="cardroom-bench")
     runtime = Runtime.from_settings(settings)
     service = GameService(runtime, EventStore(runtime.redis))
     rng = random.Random(args.seed)
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
-            wait_ready(http, proc)
+            wait_ready(http, server)
             run(http, service, args.warmup, rng)
             move_ms, floor_ms = run(http, service, args.moves, rng)
     finally:
-        proc.terminate()
-        proc.wait(10)
+        server.stop()
         client.flushdb()
     p50m, p99m = statistics.median(move_ms), percentile(move_ms, 0.99)
     p50f, p99f = statistics.median(floor_ms), percentile(floor_ms, 0.99)

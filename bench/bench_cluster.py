@@ -55,8 +55,7 @@ from service.engines import game as table
 from service.engines.base import Event
 from service.runtime import connect
 from service.store import EventStore
-from tests.rediscluster import LocalCluster, start_cluster, start_standalone
-from tests.stack import Stack, base_env
+from tests.stack import LocalCluster, Stack, stack_env, start_cluster, start_standalone
 from tests.support import new_game, play
 
 
@@ -241,7 +240,8 @@ def bench_moves(
 ) -> MoveFigures:
     flush(cluster)
     flush(broker)
-    env = base_env(cluster.url, broker.url, f"bench-{uuid.uuid4().hex[:6]}", cluster=True)
+    queue_name = f"bench-{uuid.uuid4().hex[:6]}"
+    env = stack_env(cluster.url, cluster=True, queue_url=broker.url, queue_name=queue_name)
     stack = Stack(env)
     try:
         apis = [stack.start_api(threads=8) for _ in range(pairs)]
@@ -296,7 +296,7 @@ def _process_groups(
     """The pids of the API processes (gunicorn's master and its worker), the
     workers, the cluster's servers and the broker."""
     groups: dict[str, list[int]] = {"api": [], "worker": [], "redis": []}
-    by_group = {p.popen.pid: p.name.partition("-")[0] for p in stack.procs}
+    by_group = {p.pid: p.name.partition("-")[0] for p in stack.procs}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rpartition(")")[2].split()

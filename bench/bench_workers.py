@@ -13,12 +13,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
-import sys
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import redis
 
@@ -26,9 +23,8 @@ from service.config import load_settings
 from service.games import GameService
 from service.runtime import Runtime
 from service.store import EventStore
+from tests.stack import Stack
 
-ROOT = Path(__file__).resolve().parents[1]
-CARDROOM = str(Path(sys.executable).with_name("cardroom"))
 MIX = (
     ("murlan", {}, None),
     ("hazari", {"target": 1000}, None),
@@ -61,16 +57,9 @@ def main() -> None:
         "CARDROOM_BOT_DELAY_S": "0",
         "CARDROOM_LOG_LEVEL": "WARNING",
     }
-    workers = [
-        subprocess.Popen(
-            [CARDROOM, "worker"],
-            env=env,
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for _ in range(args.workers)
-    ]
+    workers = Stack(env)
+    for _ in range(args.workers):
+        workers.start_worker()
     runtime = Runtime.from_settings(load_settings(redis_url=args.url, queue_name=queue))
     store = EventStore(runtime.redis)
     service = GameService(runtime, store)
@@ -116,10 +105,7 @@ def main() -> None:
         events = sum(store.version(g) for g in games)
         finished = sum(1 for g in games if service.load(g).over)
     finally:
-        for proc in workers:
-            proc.terminate()
-        for proc in workers:
-            proc.wait(10)
+        workers.stop()
         client.flushdb()
     print(f"games at once (N): {args.games}; worker processes (M): {args.workers}")
     print(f"games finished: {finished}/{len(games)} in {elapsed:.1f}s; events: {events}")

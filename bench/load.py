@@ -2,7 +2,7 @@
 
 Run ``.venv/bin/python -m bench.load`` (a few minutes) or ``--quick`` (about
 a minute). It starts its own stack on loopback (see
-:mod:`bench.stacklib`): Redis with the deploy's AOF settings
+:mod:`tests.stack`): Redis with the deploy's AOF settings
 (``appendfsync always``), the API under gunicorn with the deploy's config
 (two processes, ``--api-threads`` threads each), two ``cardroom worker``
 processes with no bot delay and the reconciler; the rate limit is set out of
@@ -42,10 +42,10 @@ from typing import Any
 import httpx
 
 from service.store import EventStore
+from tests.stack import Stack, running_stack
 
 from .integrity import GameCheck, check_game, secrets_in_logs
 from .players import Behaviour, Client, Deadline, Stats, Table, TableSpec, percentile, play_table
-from .stacklib import Stack, running_stack
 
 HAZARI = TableSpec("hazari", {"target": 360})
 MURLAN = TableSpec("murlan", {}, bots=2)

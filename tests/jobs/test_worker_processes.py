@@ -1,26 +1,114 @@
-"""Workers as they run in production: separate ``cardroom worker`` processes."""
+"""Workers as they run in production: separate ``cardroom worker`` processes.
+
+They run on the real Redis (a database of their own, flushed before and
+after each test), started and stopped by :mod:`tests.stack`.
+"""
 
 from __future__ import annotations
 
+import os
 import random
 import threading
+import time
+import uuid
 from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import pytest
-from workerlib import Cluster, finished
+import redis
 
+from service.config import load_settings
 from service.engines import game as table
 from service.engines.base import Event
+from service.games import GameService
 from service.replay import RecordedEvent, audit
+from service.runtime import Runtime
+from service.store import EventStore
+from tests.stack import Stack
 from workers import jobs
+from workers.context import install
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+WORKER_DB_URL = os.environ.get("CARDROOM_TEST_WORKER_REDIS_URL", "redis://127.0.0.1:6379/13")
 
 BOT_GAMES = [
     ("hazari", {"target": 500}, None),
     ("murlan", {}, None),
     ("azi", {"buy_in": 60, "ante": 10, "min_bet": 10}, 3),
 ]
+
+
+@dataclass
+class Cluster:
+    """The test's own worker processes (``stack``), queue and services."""
+
+    stack: Stack
+    runtime: Runtime
+    store: EventStore
+    service: GameService
+
+    def projected(self, game_id: str, deadline_s: float = 30) -> int:
+        """Wait for the workers' projection to reach the stream's version."""
+        deadline = time.monotonic() + deadline_s
+        version = self.store.version(game_id)
+        while self.store.snapshot_version(game_id) < version:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"projection of {game_id} stuck below {version}")
+            # Nothing to block on here but the snapshot key itself; wait on the
+            # stream (which ends the wait early if anything is appended).
+            self.store.wait(game_id, version, 50)
+            version = self.store.version(game_id)
+        return version
+
+    def wait_until(
+        self, game_id: str, done: Callable[[table.Game], bool], deadline_s: float
+    ) -> table.Game:
+        """Block on the game's stream (no sleeping) until ``done(state)`` holds."""
+        deadline = time.monotonic() + deadline_s
+        state = self.service.load(game_id)
+        while not done(state):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"game {game_id} stuck at version {state.version}")
+            self.store.wait(game_id, state.version, int(min(left, 1.0) * 1000) or 1)
+            state = self.service.load(game_id)
+        return state
+
+
+def finished(state: table.Game) -> bool:
+    return state.over and state.server_seed is not None
+
+
+@pytest.fixture
+def cluster() -> Iterator[Cluster]:
+    """Worker processes on the real Redis's worker database, with a queue of their own."""
+    client = redis.Redis.from_url(WORKER_DB_URL)
+    try:
+        client.ping()
+    except redis.ConnectionError as exc:
+        pytest.skip(f"no Redis answers at {WORKER_DB_URL} ({exc}); run tests/ensure-redis.sh")
+    client.flushdb()
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "CARDROOM_REDIS_URL": WORKER_DB_URL,
+        "CARDROOM_QUEUE_NAME": queue,
+        "CARDROOM_BOT_DELAY_S": "0",
+        "CARDROOM_LOG_LEVEL": "WARNING",
+    }
+    settings = load_settings(redis_url=WORKER_DB_URL, queue_name=queue, bot_delay_s=0)
+    runtime = Runtime.from_settings(settings)
+    install(runtime)
+    store = EventStore(runtime.redis)
+    stack = Stack(env)
+    try:
+        yield Cluster(stack, runtime, store, GameService(runtime, store))
+    finally:
+        stack.stop()
+        client.flushdb()
+        client.close()
 
 
 def bot_game(cluster: Cluster, game: str, options: dict[str, object], seats: int | None) -> str:
@@ -50,8 +138,8 @@ def check_record(cluster: Cluster, game_id: str) -> list[Event]:
 def test_bots_play_a_whole_match(
     cluster: Cluster, game: str, options: dict[str, object], seats: int | None
 ) -> None:
-    cluster.start_worker()
-    cluster.start_worker()
+    cluster.stack.start_worker()
+    cluster.stack.start_worker()
     game_id = bot_game(cluster, game, options, seats)
     state = cluster.wait_until(game_id, finished, 240)
     assert state.engine.is_over(state.engine_state)
@@ -61,7 +149,7 @@ def test_bots_play_a_whole_match(
 
 
 def test_a_human_seat_that_times_out_is_moved_for(cluster: Cluster) -> None:
-    cluster.start_worker()
+    cluster.stack.start_worker()
     state = cluster.service.create_game("hazari", {"turn_timeout_s": 1}, None)
     human = cluster.service.take_seat(state.game_id, "slow", None)
     for i in range(3):
@@ -117,7 +205,7 @@ def test_the_reconciler_heals_a_lost_enqueue(
     assert any(e.event.is_deal for e in stored)  # dealt, and then nothing: no worker was told
     assert not any(e.event.move_body() for e in stored)
     monkeypatch.undo()
-    cluster.start_worker()
+    cluster.stack.start_worker()
     healed = jobs.reconcile()
     assert healed["enqueued"] >= 1
     cluster.wait_until(game_id, finished, 240)
@@ -151,8 +239,8 @@ def test_racing_workers_leave_no_duplicate(cluster: Cluster) -> None:
 def test_killed_workers_lose_and_invent_nothing(cluster: Cluster) -> None:
     """SIGKILL workers at random moments while bots play Azi at several tables."""
     rng = random.Random(20261129)
-    cluster.start_scheduler()
-    workers = [cluster.start_worker(), cluster.start_worker()]
+    cluster.stack.start_scheduler()
+    workers = [cluster.stack.start_worker(), cluster.stack.start_worker()]
     games = [
         bot_game(cluster, "azi", {"buy_in": 50, "ante": 10, "min_bet": 10}, n) for n in (2, 3, 4)
     ]
@@ -162,11 +250,12 @@ def test_killed_workers_lose_and_invent_nothing(cluster: Cluster) -> None:
         # Let the game move on a little (block on a stream; no sleeping), then kill.
         target = games[kills % len(games)]
         cluster.store.wait(target, cluster.store.version(target), rng.randint(20, 300))
-        cluster.kill(victim)
+        victim.kill()
         kills += 1
-        workers.append(cluster.start_worker())
+        workers.append(cluster.stack.start_worker())
     for game_id in games:
         state = cluster.wait_until(game_id, finished, 300)
+        cluster.projected(game_id)  # the ledger is the projection's: wait for it to be current
         events = check_record(cluster, game_id)
         settled = [e for e in events if e.type == "PotSettled"]
         won = [e for e in events if e.type == "PotWon"]

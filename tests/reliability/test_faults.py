@@ -1,4 +1,4 @@
-"""Faults in the middle of play, on a stack of real processes (``bench.stacklib``).
+"""Faults in the middle of play, on a stack of real processes (``tests.stack``).
 
 Each test starts its own Redis (the deploy's AOF config, ``appendfsync
 always``) on a free port and private directory, its own API under gunicorn
@@ -25,9 +25,9 @@ from rq import Queue, Worker
 from rq.job import Job, JobStatus
 
 from bench.players import TableSpec
-from bench.stacklib import Proc, Stack, running_stack
 from service.engines import game as table
 from service.store import EventStore
+from tests.stack import Proc, Stack, running_stack
 
 from .faults import (
     Players,

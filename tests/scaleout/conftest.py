@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from tests.rediscluster import LocalCluster, shared_cluster, tools_missing
+from tests.stack import LocalCluster, shared_cluster, tools_missing
 
 QUEUE_URL = os.environ.get("CARDROOM_TEST_QUEUE_REDIS_URL", "redis://127.0.0.1:6379/11")
 

@@ -23,9 +23,8 @@ from rq import Queue, Worker
 
 from service.replay import audit_replay
 from service.store import EventStore, keys
-from tests.rediscluster import LocalCluster
 from tests.scaleout.conftest import QUEUE_URL
-from tests.stack import Stack, base_env, create_bot_game
+from tests.stack import LocalCluster, Stack, create_bot_game, stack_env
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
@@ -81,7 +80,8 @@ def test_bots_play_through_two_apis_and_two_workers_on_every_master(
     client.flushall()
     seeds = ",".join(f"127.0.0.1:{s.port}" for s in redis_cluster.servers)
     queue_name = f"scaleout-{uuid.uuid4().hex[:8]}"
-    stack = Stack(base_env(redis_cluster.url, QUEUE_URL, queue_name, cluster=True))
+    env = stack_env(redis_cluster.url, cluster=True, queue_url=QUEUE_URL, queue_name=queue_name)
+    stack = Stack(env)
     try:
         # The second pair finds the cluster from a seed list instead.
         apis = [stack.start_api(), stack.start_api(CARDROOM_REDIS_URL=f"redis+cluster://{seeds}")]

@@ -9,7 +9,7 @@ import pytest
 import redis
 
 from service.store import EventStore
-from tests.rediscluster import LocalCluster, shared_cluster, tools_missing
+from tests.stack import LocalCluster, shared_cluster, tools_missing
 
 
 @pytest.fixture(scope="session")

@@ -24,7 +24,7 @@ from service.runtime import Runtime, connect
 from service.store import AppendResult, EventStore, keys
 from service.store.clients import require_replicas
 from service.store.errors import NotReplicated, VersionConflict
-from tests.rediscluster import LocalCluster, free_ports, start_cluster, start_standalone
+from tests.stack import LocalCluster, free_port, start_cluster, start_standalone
 from tests.store.helpers import created, timeouts
 from tests.store.test_store_race import run_threads
 
@@ -126,7 +126,7 @@ def test_racing_writers_on_the_cluster_land_one_event_per_version(
 
 # -- configuration ---------------------------------------------------------------------------
 def test_a_cluster_url_may_list_seeds_some_of_them_down(redis_cluster: LocalCluster) -> None:
-    (dead,) = free_ports(1)
+    dead = free_port()
     url = f"redis+cluster://127.0.0.1:{dead},127.0.0.1:{redis_cluster.servers[1].port}"
     settings = load_settings(redis_url=url, queue_url="redis://127.0.0.1:1/0")
     assert settings.redis_cluster
@@ -248,7 +248,7 @@ def test_acknowledged_appends_survive_a_failover_when_they_waited_for_a_replica(
         # cannot be confirmed until the old master is back, as its replica.
         outcome = append_one(victim_game, store.version(victim_game), deadline)
         assert outcome == "unconfirmed"
-        cluster.server(victim_port).restart()
+        cluster.server(victim_port).start()
         while cluster.roles().get(victim_port) != "slave":
             assert time.monotonic() < deadline, "the old master did not rejoin"
             time.sleep(0.1)
