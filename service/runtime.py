@@ -140,7 +140,13 @@ def timeouts(settings: Settings) -> dict[str, Any]:
     socket_s = settings.redis_socket_timeout_s
     if settings.redis_wait_replicas:
         socket_s = max(socket_s, settings.redis_wait_timeout_ms / 1000 + 1.0)
+    # A broken connection (Redis restarted) is retried once at once; a command
+    # that timed out is not retried: a stalled Redis fails within one timeout.
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
     return {
         "socket_timeout": socket_s,
         "socket_connect_timeout": settings.redis_connect_timeout_s,
+        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
     }

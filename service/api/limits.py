@@ -43,6 +43,16 @@ def init_limiter(app: Flask, settings: Settings) -> Limiter:
             ),
         ],
         storage_uri=storage_uri(settings),
+        storage_options=(
+            {}
+            if settings.redis_url is None
+            else {
+                # a limiter that cannot reach Redis lets the request through
+                # (swallow_errors), so it gives up sooner than the store
+                "socket_timeout": settings.redis_socket_timeout_s / 2,
+                "socket_connect_timeout": settings.redis_connect_timeout_s / 2,
+            }
+        ),
         key_prefix="cardroom-rate",
         headers_enabled=False,
         swallow_errors=True,
