@@ -41,11 +41,15 @@ def build_parser() -> argparse.ArgumentParser:
         "worker", help="run an RQ worker for follow-up jobs (needs CARDROOM_REDIS_URL)"
     )
     p.add_argument("--burst", action="store_true", help="quit when the queue is empty")
-    p.add_argument("--no-scheduler", action="store_true", help="do not run RQ's scheduler too")
+    p.add_argument(
+        "--no-scheduler",
+        action="store_true",
+        help="do not fire timers or take reconciler passes here",
+    )
     p.set_defaults(func=cmd_worker)
 
-    p = sub.add_parser("scheduler", help="run the periodic reconciler (RQ cron scheduler)")
-    p.add_argument("--interval", type=int, default=2, help="seconds between reconciles")
+    p = sub.add_parser("scheduler", help="fire due timers and run the periodic reconciler")
+    p.add_argument("--interval", type=float, default=None, help="seconds between reconciler passes")
     p.set_defaults(func=cmd_scheduler)
 
     p = sub.add_parser("demo", help="play bot games of every game and verify every shuffle")

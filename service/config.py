@@ -75,6 +75,39 @@ class Settings(BaseSettings):
         pattern=r"^\s*(\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*)?$",
         description="Seconds before each retry of a failed job (comma-separated; empty: none).",
     )
+    redis_socket_timeout_s: float = Field(
+        default=1.0,
+        gt=0,
+        le=60,
+        description=(
+            "How long a Redis command may take before it fails (the API then answers 503); "
+            "raised to fit CARDROOM_REDIS_WAIT_TIMEOUT_MS when waiting for replicas."
+        ),
+    )
+    redis_connect_timeout_s: float = Field(
+        default=1.0, gt=0, le=60, description="How long connecting to Redis may take."
+    )
+    followup_lease_s: float = Field(
+        default=5.0,
+        ge=0.5,
+        le=300,
+        description=(
+            "Lease of a game's follow-up marker and of a claimed timer: a follow-up lost "
+            "with its worker is retried this long after."
+        ),
+    )
+    timer_poll_s: float = Field(
+        default=0.25,
+        gt=0,
+        le=10,
+        description="How often each worker and the scheduler look for due timers.",
+    )
+    reconcile_interval_s: float = Field(
+        default=2.0, gt=0, le=300, description="Pause between two passes of the reconciler."
+    )
+    reconcile_batch: int = Field(
+        default=200, ge=1, le=10_000, description="Games one pass of the reconciler checks at most."
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO", description="Log level of the JSON logs."
     )

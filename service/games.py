@@ -214,13 +214,13 @@ class GameService:
             events = table.create(game_id, game, options, seats, commitment(seed))
             self.store.put_secret(game_id, seed)
             try:
-                self.store.append(game_id, events, 0)
+                result = self.store.append(game_id, events, 0)
             except VersionConflict:  # 96 random bits collided: draw another id
                 continue
             break
         self.store.index_game(game_id, game, "seating", int(time.time() * 1000))
         state = table.fold(events)
-        self._after_append(None, state)
+        self._after_append(None, state, result)
         return state
 
     def take_seat(
@@ -290,11 +290,13 @@ class GameService:
         move: Move,
         expected_version: int | None,
         timed_out: bool = False,
+        state: table.Game | None = None,
     ) -> MoveResult:
         """A move made for ``seat`` without its token (bots, turn timeouts).
 
         With ``timed_out`` the events start with :class:`TurnTimedOut`, so the
-        record says the seat did not choose this move.
+        record says the seat did not choose this move. ``state``: the game as
+        just loaded, to decide on.
         """
 
         def decide(state: table.Game) -> list[Event]:
@@ -304,7 +306,7 @@ class GameService:
                 return [table.TurnTimedOut(seat, waited), *events]
             return events
 
-        return self._move(game_id, seat, decide, expected_version, None, None)
+        return self._move(game_id, seat, decide, expected_version, None, None, state)
 
     def advance(self, game_id: str) -> int:
         """Take every system step due now (deals, settlements, the reveal); returns
@@ -401,16 +403,20 @@ class GameService:
             result = self.store.append(state.game_id, events, state.version, idempotency_key, kept)
         if result.duplicate:
             return new_state, result
-        self._after_append(state, new_state, result.at_ms)
+        self._after_append(state, new_state, result)
         return new_state, AppendResult(result.first_version, result.last_version, False, response)
 
-    def _after_append(
-        self, old: table.Game | None, new: table.Game, at_ms: int | None = None
-    ) -> None:
-        """Bookkeeping after a successful append: the cached state, the index, the workers."""
-        DEFAULT_CACHE.put(new, at_ms)
+    def _after_append(self, old: table.Game | None, new: table.Game, result: AppendResult) -> None:
+        """Bookkeeping after a successful append: the cached state, the index, the workers.
+
+        A follow-up job is enqueued only when the append set the game's marker
+        anew; otherwise the job already queued or running sees this append
+        before it lets the marker go (see :mod:`service.followups`)."""
+        DEFAULT_CACHE.put(new, result.at_ms)
         if old is not None and old.status != new.status:
             self.store.set_status(new.game_id, new.status)
+        if not result.fresh:
+            return
         try:
             self.followup(new.game_id, new.version)
         except Exception:  # the move stands; the workers' reconciliation finds the game

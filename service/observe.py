@@ -21,6 +21,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from .metrics import APPEND_SECONDS, MOVES, REQUEST_SECONDS, REQUESTS
+from .store import keys
 
 log = logging.getLogger("cardroom.http")
 
@@ -52,6 +53,26 @@ class SystemCollector(Collector):
         yield queue
         yield lag
         yield worst
+        yield from self._reconciler()
+
+    def _reconciler(self) -> Any:
+        age = GaugeMetricFamily(
+            "cardroom_reconcile_sweep_age_seconds",
+            "Seconds since the reconciler last completed a sweep of all unfinished games.",
+        )
+        found = GaugeMetricFamily(
+            "cardroom_reconcile_games_found",
+            "Games left behind that the reconciler's last complete sweep poked.",
+        )
+        try:
+            raw = self.service.store.redis.hmget(keys.reconciler(), ["swept_ms", "last_found"])
+            if raw[0] is not None:
+                age.add_metric([], max(0.0, time.time() - int(raw[0]) / 1000))
+                found.add_metric([], float(int(raw[1] or 0)))
+        except Exception:
+            log.warning("metrics: could not read the reconciler's state")
+        yield age
+        yield found
 
     def _lags(self) -> list[int]:
         store = self.service.store

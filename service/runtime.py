@@ -7,19 +7,23 @@ With no ``CARDROOM_REDIS_URL`` everything lives on one in-process fake Redis
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
-from rq import Queue, Retry
+from rq import Queue
 
 from .config import Settings
 from .store.clients import require_replicas
 
+if TYPE_CHECKING:
+    from .coalesce import Followups
+
 FOLLOWUP_JOB = "workers.jobs.process_game"
 
 
-def connect(url: str, *, cluster: bool = False) -> Any:
+def connect(url: str, *, cluster: bool = False, **options: Any) -> Any:
     """A redis-py client for ``url`` (bytes replies).
 
     A cluster client when asked, or when the URL says ``redis+cluster://`` (or
@@ -34,7 +38,7 @@ def connect(url: str, *, cluster: bool = False) -> Any:
     if scheme.endswith("+cluster"):
         scheme, cluster = scheme.removesuffix("+cluster"), True
     if not cluster:
-        return redis.Redis.from_url(url)
+        return redis.Redis.from_url(url, **options)
     from redis.cluster import ClusterNode, RedisCluster
 
     netloc, slash, tail = rest.partition("/")
@@ -43,7 +47,7 @@ def connect(url: str, *, cluster: bool = False) -> Any:
     make_node: Any = ClusterNode  # its constructor carries no annotations
     seeds = [make_node(*_host_port(other)) for other in others]
     return RedisCluster.from_url(
-        f"{scheme}://{auth}{at}{first}{slash}{tail}", startup_nodes=seeds or None
+        f"{scheme}://{auth}{at}{first}{slash}{tail}", startup_nodes=seeds or None, **options
     )
 
 
@@ -61,6 +65,9 @@ class Runtime:
     queue_redis: Any
     fake_server: Any = None
     _queue: Queue | None = field(default=None, init=False)
+    _followups: Followups | None = field(default=None, init=False)
+    wake: threading.Event = field(default_factory=threading.Event, init=False)
+    """Set on every enqueue: the embedded worker waits on it instead of polling."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Runtime:
@@ -70,19 +77,20 @@ class Runtime:
             server = fakeredis.FakeServer()
             store_client = fakeredis.FakeRedis(server=server)
             return cls(settings, store_client, fakeredis.FakeRedis(server=server), server)
-        store_client = connect(settings.redis_url, cluster=settings.redis_cluster)
+        options = timeouts(settings)
+        store_client = connect(settings.redis_url, cluster=settings.redis_cluster, **options)
         if settings.redis_wait_replicas:
             require_replicas(
                 store_client, settings.redis_wait_replicas, settings.redis_wait_timeout_ms
             )
         if settings.queue_url is not None:
-            queue_client = connect(settings.queue_url)
+            queue_client = connect(settings.queue_url, **options)
         elif settings.redis_cluster:
             raise ValueError(
                 "CARDROOM_QUEUE_URL is required with a Redis Cluster (RQ needs a standalone Redis)"
             )
         else:
-            queue_client = connect(settings.redis_url)
+            queue_client = connect(settings.redis_url, **options)
         return cls(settings, store_client, queue_client)
 
     @property
@@ -95,40 +103,50 @@ class Runtime:
             self._queue = Queue(self.settings.queue_name, connection=self.queue_redis)
         return self._queue
 
+    @property
+    def followups(self) -> Followups:
+        """The games' follow-up markers and timers (:mod:`service.coalesce`)."""
+        if self._followups is None:
+            from .coalesce import Followups
+
+            self._followups = Followups(self)
+        return self._followups
+
     def job_options(self, game_id: str, version: int) -> dict[str, Any]:
-        """What every cardroom job carries: retries with backoff, and the game and
-        version it is about (in its meta, for the failure log)."""
-        intervals = self.settings.retry_intervals
-        retry = Retry(max=len(intervals), interval=intervals) if intervals else None
+        """What every cardroom job carries: no result kept (a follow-up's effects
+        are in the stream), a failure kept a week, and the game and version it
+        is about (in its meta, for the failure log). Retries do not go through
+        RQ's scheduler: a failed follow-up sets its game's timer to the backoff
+        (:meth:`service.coalesce.Followups.failed`)."""
         return {
-            "result_ttl": 60,
+            "result_ttl": 0,
             "failure_ttl": 7 * 86_400,
-            "retry": retry,
             "meta": {"game_id": game_id, "version": version},
         }
 
-    def enqueue_followup(self, game_id: str, version: int, delay_s: float = 0.0) -> None:
-        """Ask the workers to take a game's next steps after ``version``.
+    def enqueue_followup(self, game_id: str, version: int = 0) -> None:
+        """Enqueue a follow-up job of ``game_id`` (no id of its own, so never
+        refused as a duplicate). Callers enqueue only when the game's marker was
+        newly set: by their append (:attr:`service.store.AppendResult.fresh`)
+        or a poke (:meth:`service.coalesce.Followups.request`)."""
+        self.queue.enqueue(FOLLOWUP_JOB, game_id, **self.job_options(game_id, version))
+        self.wake.set()
 
-        Deduplicated per (game, version): a busy game does not flood the queue.
-        """
-        from datetime import timedelta
 
-        from rq.exceptions import DuplicateJobError
+def timeouts(settings: Settings) -> dict[str, Any]:
+    """Socket and connect timeouts of every Redis client, so that a stalled
+    Redis fails a request quickly instead of holding it. A command that waits
+    for replicas (``WAIT``) is given the time it asks for."""
+    socket_s = settings.redis_socket_timeout_s
+    if settings.redis_wait_replicas:
+        socket_s = max(socket_s, settings.redis_wait_timeout_ms / 1000 + 1.0)
+    # A broken connection (Redis restarted) is retried once at once; a command
+    # that timed out is not retried: a stalled Redis fails within one timeout.
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
 
-        job_id = f"cardroom-followup-{game_id}-{version}"
-        options = self.job_options(game_id, version)
-        try:
-            if delay_s > 0:
-                self.queue.enqueue_in(
-                    timedelta(seconds=delay_s),
-                    FOLLOWUP_JOB,
-                    game_id,
-                    job_id=job_id,
-                    unique=True,
-                    **options,
-                )
-            else:
-                self.queue.enqueue(FOLLOWUP_JOB, game_id, job_id=job_id, unique=True, **options)
-        except DuplicateJobError:
-            pass  # the same follow-up is already queued or just ran
+    return {
+        "socket_timeout": socket_s,
+        "socket_connect_timeout": settings.redis_connect_timeout_s,
+        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
+    }

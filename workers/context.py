@@ -24,7 +24,9 @@ class WorkerContext:
 def build(runtime: Runtime) -> WorkerContext:
     from service.games import GameService
 
-    store = EventStore(runtime.redis)
+    store = EventStore(
+        runtime.redis, followup_lease_ms=int(runtime.settings.followup_lease_s * 1000)
+    )
     return WorkerContext(runtime, store, GameService(runtime, store))
 
 

@@ -1,30 +1,31 @@
 """The embedded default: one thread in the API process does the workers' job.
 
-It drains the RQ queue on the in-process fake Redis with a
-:class:`~rq.SimpleWorker`, moves due scheduled jobs (bot thinking delays,
-turn timeouts) onto the queue, and runs the reconciler every few seconds —
-the same jobs the separate ``cardroom worker`` and ``cardroom scheduler``
-processes run in a real deployment.
+It runs the follow-up jobs queued on the in-process fake Redis with a
+:class:`~rq.SimpleWorker`, fires due timers (bot thinking delays, turn
+timeouts, retries) and takes the reconciler's passes — what the separate
+``cardroom worker`` and ``cardroom scheduler`` processes do in a real
+deployment. Idle, it sleeps until the next timer falls due, the next
+reconciler pass, or an enqueue wakes it (:attr:`Runtime.wake`).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from typing import Any
 
 from rq import SimpleWorker
-from rq.job import Job
-from rq.registry import ScheduledJobRegistry
 from rq.timeouts import TimerDeathPenalty
 
+from service.coalesce import now_ms
 from service.runtime import Runtime
 
 from .context import install
-from .jobs import reconcile
+from .timers import Ticker
 
 log = logging.getLogger("cardroom.embedded")
+
+SHORTEST_WAIT_S = 0.005
 
 
 class ThreadWorker(SimpleWorker):
@@ -36,30 +37,10 @@ class ThreadWorker(SimpleWorker):
         pass
 
 
-def enqueue_due_scheduled(runtime: Runtime) -> int:
-    """Move scheduled jobs whose time has come onto the queue."""
-    queue = runtime.queue
-    registry = ScheduledJobRegistry(queue=queue)  # type: ignore[no-untyped-call]
-    due = registry.get_jobs_to_schedule(int(time.time()))
-    moved = 0
-    for job_id in due:
-        registry.remove(job_id)
-        try:
-            job = Job.fetch(job_id, connection=runtime.queue_redis)
-        except Exception:
-            continue
-        queue.enqueue_job(job)
-        moved += 1
-    return moved
-
-
 class EmbeddedWorker:
-    def __init__(
-        self, runtime: Runtime, poll_s: float = 0.02, reconcile_every_s: float = 2.0
-    ) -> None:
+    def __init__(self, runtime: Runtime, reconcile_every_s: float | None = None) -> None:
         self.runtime = runtime
-        self.poll_s = poll_s
-        self.reconcile_every_s = reconcile_every_s
+        self.reconcile_every_s = reconcile_every_s or runtime.settings.reconcile_interval_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -70,18 +51,21 @@ class EmbeddedWorker:
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
+        self.runtime.wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
 
     def drain(self) -> int:
-        """Run every queued and due job now (used by the demo and tests)."""
+        """Run every queued job and every timer due now (used by the demo and
+        tests); how many jobs ran."""
         worked = 0
+        worker = self._worker()
         while True:
-            enqueue_due_scheduled(self.runtime)
-            worker = self._worker()
-            if not worker.work(burst=True, logging_level="WARNING"):
+            fired = self.runtime.followups.fire_due()
+            if worker.work(burst=True, logging_level="WARNING"):
+                worked += 1
+            elif not fired:
                 return worked
-            worked += 1
 
     def _worker(self) -> Any:
         from .main import log_failure
@@ -93,15 +77,19 @@ class EmbeddedWorker:
         )
 
     def _run(self) -> None:
-        last_reconcile = 0.0
+        ticker = Ticker(self.runtime)
+        ticker.reconcile_every_s = self.reconcile_every_s
         worker = self._worker()
+        wake = self.runtime.wake
         while not self._stop.is_set():
+            wait_s = self.reconcile_every_s
             try:
-                enqueue_due_scheduled(self.runtime)
+                ticker.tick()
                 worker.work(burst=True, logging_level="WARNING")
-                if time.monotonic() - last_reconcile >= self.reconcile_every_s:
-                    last_reconcile = time.monotonic()
-                    reconcile()
+                due = self.runtime.followups.next_due_ms()
+                if due is not None:
+                    wait_s = min(wait_s, (due - now_ms()) / 1000)
             except Exception:
                 log.exception("embedded worker loop failed; continuing")
-            self._stop.wait(self.poll_s)
+            if wake.wait(max(SHORTEST_WAIT_S, wait_s)):
+                wake.clear()

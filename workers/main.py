@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import logging
 import signal
+import threading
 import time
 from typing import Any, Final
 
 import redis
 from rq import SimpleWorker
-from rq.cron import CronScheduler
 
 from service.config import Settings
 from service.logs import setup_logging
 from service.runtime import Runtime
 
-from .context import install
+from .context import context, install
+from .timers import Ticker
 
 log = logging.getLogger("cardroom.worker")
 
@@ -36,19 +37,37 @@ def log_failure(job: Any, exc_type: type[BaseException], exc: BaseException, tb:
             "game_id": game_id,
             "version": version,
             "reason": f"{exc_type.__name__}: {exc}",
-            "retries_left": getattr(job, "retries_left", None),
         },
     )
+    if getattr(job, "func_name", "") == "workers.jobs.process_game" and game_id:
+        _retry_later(str(game_id))
     return True
 
 
+def _retry_later(game_id: str) -> None:
+    """Let the failed follow-up's marker go and set the game's timer to the next
+    backoff of ``CARDROOM_JOB_RETRY_BACKOFF_S`` (through the timers index, not
+    RQ's scheduler); past the last one the reconciler tries again."""
+    runtime = context().runtime
+    try:
+        wait = runtime.followups.failed(game_id, runtime.settings.retry_intervals)
+    except REDIS_ERRORS:  # the marker expires and the job's watchdog timer fires
+        return
+    if wait is None:
+        log.error("follow-up retries spent", extra={"game_id": game_id})
+
+
 def run_worker(settings: Settings, *, burst: bool = False, with_scheduler: bool = True) -> int:
+    """Run follow-up jobs until SIGTERM/SIGINT; with ``with_scheduler`` a thread
+    also fires due timers and takes its turns at the reconciler."""
     if settings.redis_url is None:
         print("cardroom worker: set CARDROOM_REDIS_URL (the embedded `cardroom serve` has its own)")
         return 2
     setup_logging(settings.log_level)
     runtime = Runtime.from_settings(settings)
     install(runtime)
+    if with_scheduler and not burst:
+        Ticker(runtime).start_thread(threading.Event())
     while True:
         # Jobs are short and many: run them in this process (its caches stay warm)
         # rather than in a fresh interpreter per job.
@@ -56,9 +75,7 @@ def run_worker(settings: Settings, *, burst: bool = False, with_scheduler: bool 
             [runtime.queue], connection=runtime.queue_redis, exception_handlers=[log_failure]
         )
         try:
-            worker.work(
-                burst=burst, with_scheduler=with_scheduler, logging_level=settings.log_level
-            )
+            worker.work(burst=burst, with_scheduler=False, logging_level=settings.log_level)
         except REDIS_ERRORS as exc:
             if burst or _stop_requested(worker):
                 raise
@@ -91,25 +108,23 @@ def _await_redis(client: Any, pause_s: float = 0.2, longest_s: float = 5.0) -> N
         pause_s = min(longest_s, pause_s * 2)
 
 
-def run_scheduler(settings: Settings, *, interval_s: int = 2) -> int:
+def run_scheduler(settings: Settings, *, interval_s: float | None = None) -> int:
+    """Fire due timers and run the reconciler until SIGTERM/SIGINT (every
+    worker does too; this process runs no jobs)."""
     if settings.redis_url is None:
         print("cardroom scheduler: set CARDROOM_REDIS_URL")
         return 2
     setup_logging(settings.log_level)
+    if interval_s is not None:
+        settings = settings.model_copy(update={"reconcile_interval_s": max(0.1, interval_s)})
     runtime = Runtime.from_settings(settings)
-    while True:
-        cron = CronScheduler(connection=runtime.queue_redis, logging_level=settings.log_level)
-        cron.register(_reconcile_job(), queue_name=settings.queue_name, interval=max(1, interval_s))
-        try:
-            cron.start()  # type: ignore[no-untyped-call]
-        except REDIS_ERRORS as exc:  # it returns only when asked to stop
-            log.warning("scheduler lost Redis", extra={"reason": f"{type(exc).__name__}: {exc}"})
-            _await_redis(runtime.queue_redis)
-            continue
-        return 0
+    install(runtime)
+    stop = threading.Event()
 
+    def ask_stop(signum: int, frame: Any) -> None:
+        stop.set()
 
-def _reconcile_job() -> Any:
-    from .jobs import reconcile
-
-    return reconcile
+    signal.signal(signal.SIGTERM, ask_stop)
+    signal.signal(signal.SIGINT, ask_stop)
+    Ticker(runtime).run(stop)
+    return 0

@@ -41,7 +41,11 @@ def create_app(
         BENCH_FLOOR=bool(getattr(settings, "bench_floor", False)),
     )
     app.config.update(config or {})
-    store = EventStore(runtime.redis, idempotency_ttl_s=settings.idempotency_ttl_s)
+    store = EventStore(
+        runtime.redis,
+        idempotency_ttl_s=settings.idempotency_ttl_s,
+        followup_lease_ms=int(settings.followup_lease_s * 1000),
+    )
     app.extensions["cardroom"] = GameService(runtime, store, deferred(runtime))
     init_followups(app, runtime)
 

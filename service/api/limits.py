@@ -9,6 +9,8 @@ event store's Redis otherwise, so every API process sees the same counts.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from flask import Flask, Response, request
 from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.util import get_remote_address
@@ -43,6 +45,17 @@ def init_limiter(app: Flask, settings: Settings) -> Limiter:
             ),
         ],
         storage_uri=storage_uri(settings),
+        storage_options=cast(
+            Any,
+            {}
+            if settings.redis_url is None
+            else {
+                # a limiter that cannot reach Redis lets the request through
+                # (swallow_errors), so it gives up sooner than the store
+                "socket_timeout": settings.redis_socket_timeout_s / 2,
+                "socket_connect_timeout": settings.redis_connect_timeout_s / 2,
+            },
+        ),
         key_prefix="cardroom-rate",
         headers_enabled=False,
         swallow_errors=True,

@@ -52,6 +52,8 @@ from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
 from .index import GamesIndex, GameSummary
 
 DEFAULT_IDEMPOTENCY_TTL_S: Final = 24 * 3600
+DEFAULT_FOLLOWUP_LEASE_MS: Final = 5_000
+"""How long a game's follow-up marker lives unless its job refreshes it."""
 GAMES_REMEMBERED: Final = 100_000
 LAST_SEQ: Final = 2**64 - 1
 """The largest sequence part of a stream id: ``<v>-LAST_SEQ`` is after every entry of version v."""
@@ -91,6 +93,9 @@ class AppendResult:
     """The time part of the last event's entry id (``None`` for a duplicate):
     with ``last_version`` it names the entry, so a cache can tell it from
     another event that a failover let take the same version."""
+    fresh: bool = field(default=False, compare=False)
+    """True when this append set the game's follow-up marker anew: no follow-up
+    job was pending, so the caller must enqueue one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +163,7 @@ class EventStore:
         index_shards: int = keys.INDEX_SHARDS,
         wait_replicas: int | None = None,
         wait_timeout_ms: int | None = None,
+        followup_lease_ms: int = DEFAULT_FOLLOWUP_LEASE_MS,
     ) -> None:
         if redis.get_encoder().decode_responses:
             raise ValueError("EventStore needs a Redis client with decode_responses=False")
@@ -169,6 +175,7 @@ class EventStore:
             raise ValueError("wait_replicas must be >= 0 and wait_timeout_ms > 0")
         self.redis = redis
         self.idempotency_ttl_ms = idempotency_ttl_s * 1000
+        self.followup_lease_ms = followup_lease_ms
         self.index = GamesIndex(redis, index_shards)
         self._append = redis.register_script(lua.APPEND)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
@@ -210,6 +217,7 @@ class EventStore:
             self.idempotency_ttl_ms,
             "0" if response is None else "1",
             response or "",
+            self.followup_lease_ms,
         ]
         for event in events:
             args.extend(pack_event(event))
@@ -223,7 +231,13 @@ class EventStore:
         data, at_ms)``, keeping their time: for imports, which validate them."""
         if not entries:
             raise ValueError("append needs at least one event")
-        args: list[Any] = [expected_version, self.idempotency_ttl_ms, "0", ""]
+        args: list[Any] = [
+            expected_version,
+            self.idempotency_ttl_ms,
+            "0",
+            "",
+            self.followup_lease_ms,
+        ]
         for entry in entries:
             args.extend(entry)
         return self._run_append(game_id, args, expected_version, None)
@@ -231,7 +245,7 @@ class EventStore:
     def _run_append(
         self, game_id: str, args: list[Any], expected_version: int, idempotency_key: str | None
     ) -> AppendResult:
-        script_keys = [keys.events(game_id)]
+        script_keys = [keys.events(game_id), keys.followup(game_id)]
         if idempotency_key is not None:
             script_keys.append(keys.idem(game_id, idempotency_key))
         if self.wait_replicas:
@@ -243,7 +257,9 @@ class EventStore:
         if reply[0] == 2:
             result = _parse_record(reply[1])
         else:
-            result = AppendResult(int(reply[1]), int(reply[2]), at_ms=int(reply[3]))
+            result = AppendResult(
+                int(reply[1]), int(reply[2]), at_ms=int(reply[3]), fresh=reply[4] == 1
+            )
         if acked < self.wait_replicas:
             raise NotReplicated(
                 game_id, result.first_version, result.last_version, acked, self.wait_replicas

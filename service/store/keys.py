@@ -97,3 +97,29 @@ def _name(value: str) -> str:
     if not NAME_RE.fullmatch(value):
         raise ValueError(f"bad index name {value!r}: use 1-32 characters of a-z 0-9 _")
     return value
+
+
+def followup(game_id: str) -> str:
+    """The game's follow-up marker: a counter bumped by every append (and every
+    timer or reconciler poke) while a follow-up job is queued or running; it
+    expires unless that job keeps refreshing it."""
+    return _game_key(game_id, "followup")
+
+
+def failures(game_id: str) -> str:
+    """How often the game's follow-up failed in a row (for retries with backoff)."""
+    return _game_key(game_id, "failures")
+
+
+def due(shard: int) -> str:
+    """Sorted set ``game_id → due ms`` of one shard of the timers index (bot
+    thinking delays, turn timeouts, retries, leases of running follow-ups);
+    a game is in shard :func:`index_shard`."""
+    return f"{PREFIX}:{{due:{shard}}}:games"
+
+
+def reconciler(part: str = "state") -> str:
+    """The reconciler's keys: ``state``, a hash of its cursor through the games
+    index and the figures of its last complete sweep; ``lock``, held by the
+    process running a pass."""
+    return f"{PREFIX}:{{reconciler}}:{_name(part)}"

@@ -9,14 +9,18 @@ from __future__ import annotations
 from typing import Final
 
 APPEND: Final = """
--- KEYS[1]: the game's stream; KEYS[2] (optional): the idempotency record.
+-- KEYS[1]: the game's stream; KEYS[2]: its follow-up marker;
+-- KEYS[3] (optional): the idempotency record.
 -- ARGV[1]: expected version; ARGV[2]: record TTL in ms;
 -- ARGV[3]: '1' when ARGV[4] holds a response to keep with the record;
+-- ARGV[5]: the marker's TTL in ms;
 -- then four per event: type, schema_version, fields JSON, at_ms ('' = now).
 -- Returns {2, record} for a repeated key, {0, version} on a stale
--- expected version, else {1, first_version, last_version, last_at_ms}.
-if KEYS[2] then
-  local record = redis.call('GET', KEYS[2])
+-- expected version, else {1, first_version, last_version, last_at_ms, fresh}:
+-- fresh is 1 when the marker was newly set (no follow-up job was pending,
+-- the caller must enqueue one), 0 when a pending job will see this append.
+if KEYS[3] then
+  local record = redis.call('GET', KEYS[3])
   if record then return {2, record} end
 end
 local current = redis.call('XLEN', KEYS[1])
@@ -24,7 +28,7 @@ if current ~= tonumber(ARGV[1]) then return {0, current} end
 local now = nil
 local last_at = nil
 local version = current
-for i = 5, #ARGV, 4 do
+for i = 6, #ARGV, 4 do
   local at = ARGV[i + 3]
   if at == '' then
     if not now then
@@ -38,12 +42,14 @@ for i = 5, #ARGV, 4 do
     't', ARGV[i], 'v', ARGV[i + 1], 'd', ARGV[i + 2])
   last_at = at
 end
-if KEYS[2] then
+if KEYS[3] then
   local record = (current + 1) .. ':' .. version
   if ARGV[3] == '1' then record = record .. ':' .. ARGV[4] end
-  redis.call('SET', KEYS[2], record, 'PX', ARGV[2])
+  redis.call('SET', KEYS[3], record, 'PX', ARGV[2])
 end
-return {1, current + 1, version, last_at}
+local fresh = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return {1, current + 1, version, last_at, fresh == 1 and 1 or 0}
 """
 
 LOAD: Final = """
@@ -126,4 +132,38 @@ redis.call('ZADD', KEYS[4], ARGV[4], ARGV[1])
 redis.call('ZADD', KEYS[5], ARGV[4], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
+"""
+
+POKE: Final = """
+-- KEYS[1]: a game's follow-up marker. ARGV[1]: its TTL in ms.
+-- Bumps the marker; 1 when it was newly set (enqueue a follow-up job),
+-- 0 when a pending job will go round again.
+local n = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return n == 1 and 1 or 0
+"""
+
+FOLLOWUP_DONE: Final = """
+-- KEYS: the game's stream, its follow-up marker, its failure count.
+-- ARGV: the version the job projected, the marker value it saw when it
+-- began that round ('' = none), the marker's TTL in ms.
+-- Clears the marker (the job may end) only if nothing was appended or poked
+-- since; otherwise refreshes it and returns 0: go round again.
+local seen = redis.call('GET', KEYS[2]) or ''
+if redis.call('XLEN', KEYS[1]) == tonumber(ARGV[1]) and seen == ARGV[2] then
+  redis.call('DEL', KEYS[2], KEYS[3])
+  return 1
+end
+if seen ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+return 0
+"""
+
+CLAIM_DUE: Final = """
+-- KEYS[1]: one shard of the timers index. ARGV: now (ms), lease (ms), most to take.
+-- Takes the entries due by now and puts them back due at now + lease, so an
+-- entry whose claimer dies before its follow-up settles it fires again.
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+local again = tonumber(ARGV[1]) + tonumber(ARGV[2])
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], again, member) end
+return due
 """

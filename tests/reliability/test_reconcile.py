@@ -1,28 +1,26 @@
-"""The reconciler gets a game going again after its follow-up job was lost for good.
+"""The reconciler gets a game going again after its follow-up was lost, and
+reaches every unfinished game however many there are.
 
-Follow-ups are enqueued under one id per game and version, and RQ refuses to
-enqueue an id that exists. A follow-up that failed for good (Redis away for
-longer than its retries) stays in the failed registry for days, and one whose
-worker was SIGKILLed mid-job stays "started" until RQ's maintenance notices:
-in both cases a game that waits for the workers (bots to move, a deal) would
-wait for ever, because the reconciler's enqueue of that very id was refused
-without a word. Played here in one process on fakeredis, with the workers'
-own job functions.
+Played in one process on fakeredis with the workers' own job functions. A
+marker that expired (its job lost with a killed worker, or an API killed
+between its append and the enqueue) is simulated by deleting it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 
 import pytest
-from rq.job import Job, JobStatus
 
+from service.coalesce import now_ms
 from service.config import load_settings
 from service.runtime import Runtime
+from service.store import keys
 from workers import jobs
 from workers.context import WorkerContext, install
 from workers.embedded import EmbeddedWorker
+from workers.reconcile import reconcile_pass
 
 
 @pytest.fixture
@@ -39,9 +37,10 @@ def bot_table(ctx: WorkerContext) -> str:
     return str(state.game_id)
 
 
-def followup(ctx: WorkerContext, game_id: str) -> Job:
-    (job,) = [j for j in ctx.runtime.queue.jobs if j.args == (game_id,)][-1:]
-    return job
+def lose_followup(ctx: WorkerContext, game_id: str) -> None:
+    """The job vanished with its worker and its marker expired."""
+    ctx.runtime.queue.empty()  # type: ignore[no-untyped-call]
+    ctx.store.redis.delete(keys.followup(game_id))
 
 
 def test_a_follow_up_that_failed_for_good_is_run_again(
@@ -53,7 +52,7 @@ def test_a_follow_up_that_failed_for_good_is_run_again(
     def redis_away(game_id: str) -> None:
         raise ConnectionError("Redis went away")
 
-    monkeypatch.setattr(jobs, "project", redis_away)
+    monkeypatch.setattr(jobs, "project_with_starts", redis_away)
     EmbeddedWorker(ctx.runtime).drain()
     monkeypatch.undo()
     assert ctx.runtime.queue.failed_job_registry.count >= 1
@@ -64,32 +63,71 @@ def test_a_follow_up_that_failed_for_good_is_run_again(
     assert ctx.store.version(game_id) > version, "the game is still stuck"
 
 
-def test_a_follow_up_abandoned_by_a_killed_worker_is_run_again(ctx: WorkerContext) -> None:
+def test_a_follow_up_lost_with_its_worker_is_run_again(ctx: WorkerContext) -> None:
     game_id = bot_table(ctx)
     version = ctx.store.version(game_id)
-    # A worker took the job and was SIGKILLed: the job stays "started", off the queue.
-    job = followup(ctx, game_id)
-    ctx.runtime.queue.empty()  # type: ignore[no-untyped-call]
-    job.set_status(JobStatus.STARTED)
-    job.started_at = datetime.now(UTC) - timedelta(seconds=jobs.ABANDONED_AFTER_S + 1)
-    job.save()
+    lose_followup(ctx, game_id)
     assert len(ctx.runtime.queue) == 0
-
-    jobs.reconcile()
+    assert jobs.reconcile()["enqueued"] == 1
     EmbeddedWorker(ctx.runtime).drain()
     assert ctx.store.version(game_id) > version, "the game is still stuck"
 
 
-def test_a_follow_up_still_running_or_queued_is_left_alone(ctx: WorkerContext) -> None:
+def test_a_follow_up_still_pending_is_left_alone(ctx: WorkerContext) -> None:
     game_id = bot_table(ctx)
     queued = len(ctx.runtime.queue)
-    jobs.reconcile()
-    assert len(ctx.runtime.queue) == queued  # already queued: nothing added
-    job = followup(ctx, game_id)
-    ctx.runtime.queue.empty()  # type: ignore[no-untyped-call]
-    job.set_status(JobStatus.STARTED)
-    job.started_at = datetime.now(UTC)  # just started by a live worker
-    job.save()
-    jobs.reconcile()
-    assert len(ctx.runtime.queue) == 0
-    assert Job.fetch(job.id, connection=ctx.runtime.queue_redis).get_status() == JobStatus.STARTED
+    assert queued == 1  # create and seats coalesced into one job
+    assert jobs.reconcile()["enqueued"] == 0
+    assert len(ctx.runtime.queue) == queued
+    assert ctx.store.redis.exists(keys.followup(game_id))
+
+
+def test_a_projected_game_whose_timer_was_lost_is_found(ctx: WorkerContext) -> None:
+    ctx.runtime.settings.bot_delay_s = 30.0  # the bots wait on their timers
+    game_id = bot_table(ctx)
+    EmbeddedWorker(ctx.runtime).drain()
+    assert ctx.store.snapshot_version(game_id) == ctx.store.version(game_id)
+    due = ctx.runtime.followups.due_key(game_id)
+    assert ctx.store.redis.zscore(due, game_id) is not None  # a bot's thinking delay
+    ctx.store.redis.zrem(due, game_id)
+    assert jobs.reconcile()["enqueued"] == 1
+
+
+def test_a_timer_whose_claimer_died_fires_again(ctx: WorkerContext) -> None:
+    followups = ctx.runtime.followups
+    game_id = bot_table(ctx)
+    lose_followup(ctx, game_id)
+    followups.finish_round(game_id, 0, "", now_ms() - 1)  # due now (the stream moved on)
+    claimed = followups.claim_due()
+    assert claimed == [game_id]
+    # The claimer dies here, before poking the game: the entry is back a lease later.
+    assert followups.claim_due() == []
+    later = now_ms() + followups.lease_ms + 1
+    assert followups.claim_due(later) == [game_id]
+    assert followups.fire_due(later + followups.lease_ms + 1) == [game_id]
+    assert len(ctx.runtime.queue) == 1
+
+
+def test_one_sweep_reaches_a_stuck_game_behind_six_hundred_others(
+    ctx: WorkerContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stuck game is the oldest: a scan of the newest few hundred never saw it."""
+    stuck = bot_table(ctx)
+    lose_followup(ctx, stuck)
+    monkeypatch.setattr(ctx.service, "followup", lambda game_id, version: None)
+    made = [ctx.service.create_game("hazari", None, None).game_id for _ in range(600)]
+    monkeypatch.undo()
+    for game_id in made:
+        jobs.project(game_id)
+        ctx.store.redis.delete(keys.followup(game_id))
+        ctx.store.set_status(game_id, "playing")
+    batch = 100
+    passes = []
+    while not passes or not passes[-1]["swept"]:
+        passes.append(reconcile_pass(batch))
+        assert len(passes) <= math.ceil(601 / batch) + 1
+    assert sum(p["scanned"] for p in passes) == 601
+    assert sum(p["enqueued"] for p in passes) == 1
+    assert [j.args for j in ctx.runtime.queue.jobs] == [(stuck,)]
+    state = {k.decode(): v.decode() for k, v in ctx.store.redis.hgetall(keys.reconciler()).items()}
+    assert state["last_found"] == "1" and state["last_checked"] == "601"

@@ -5,7 +5,7 @@ a Redis that is restarting is one — and then either returns or raises while
 deregistering. Without a supervisor to start it again the games would stop
 for good; ``run_worker`` starts a fresh worker once Redis answers, and ends
 only when asked to (SIGTERM/SIGINT) or in burst mode; ``run_scheduler``
-likewise starts a fresh cron scheduler after RQ's raised. The fault test of a
+and the timers loop keep going through Redis errors. The fault test of a
 Redis restart (``test_faults.py``) shows it with real processes; here the
 loop itself is checked with a stand-in worker.
 """
@@ -77,29 +77,33 @@ def test_a_requested_stop_and_a_burst_end_the_process(waits: list[object]) -> No
     assert FakeWorker.made == 2 and not waits
 
 
-class FakeCron:
-    """Stands in for RQ's CronScheduler: ``start`` raises the scripted errors, then returns."""
+def test_the_timers_loop_rides_out_redis_being_away(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cardroom scheduler`` (and each worker's timers thread) keeps ticking
+    through Redis errors and ends only when asked to."""
+    import threading
 
-    errors: ClassVar[list[BaseException]] = []
-    made: ClassVar[int] = 0
+    from service.runtime import Runtime
+    from workers.timers import Ticker
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        FakeCron.made += 1
+    runtime = Runtime.from_settings(load_settings(redis_url=None, timer_poll_s=0.01))
+    ticker = Ticker(runtime, reconcile=False)
+    stop = threading.Event()
+    outcomes: list[BaseException | None] = [
+        redis.ConnectionError("Connection closed by server."),
+        redis.TimeoutError("Timeout reading from socket"),
+        None,
+    ]
+    ticks: list[int] = []
 
-    def register(self, *args: Any, **kwargs: Any) -> None:
-        pass
+    def tick() -> int:
+        ticks.append(1)
+        outcome = outcomes.pop(0) if outcomes else None
+        if outcome is not None:
+            raise outcome
+        if not outcomes:
+            stop.set()
+        return 0
 
-    def start(self) -> None:
-        if FakeCron.errors:
-            raise FakeCron.errors.pop(0)
-
-
-def test_the_scheduler_starts_again_once_redis_answers(
-    waits: list[object], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(main, "CronScheduler", FakeCron)
-    FakeCron.errors = [redis.ConnectionError("Connection closed by server.")]
-    FakeCron.made = 0
-    settings = load_settings(redis_url="redis://127.0.0.1:1/0")
-    assert main.run_scheduler(settings, interval_s=1) == 0
-    assert FakeCron.made == 2 and len(waits) == 1
+    monkeypatch.setattr(ticker, "tick", tick)
+    ticker.run(stop)
+    assert len(ticks) == 3 and stop.is_set()

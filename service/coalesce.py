@@ -1,0 +1,159 @@
+"""Coalesced follow-ups and the timers index.
+
+A game has at most one follow-up job queued or running. Its marker
+(:func:`service.store.keys.followup`) is a counter that every append bumps inside
+the append script itself; the append that sets it anew (from nothing) is the
+one whose caller enqueues the job. The job goes round (advance, project, bots,
+timeouts) and lets the marker go with :data:`service.store.lua.FOLLOWUP_DONE` only
+if the stream did not move and nobody bumped the marker since the round
+began; otherwise it goes round again. The marker expires unless the running
+job refreshes it each round, so a job lost with its worker (or an API killed
+between its append and the enqueue) holds nothing for long: the reconciler
+finds the game behind with no marker and pokes it.
+
+The timers index (:func:`service.store.keys.due`) holds, per game, the time its
+follow-up must run again: a bot's thinking delay, a turn timeout, a retry's
+backoff, and while a job runs its lease (the job's own watchdog). Every
+worker process, the scheduler and the embedded worker claim due entries
+atomically (:data:`service.store.lua.CLAIM_DUE` puts each back a lease later, so
+an entry whose claimer died fires again) and poke the game's marker. The
+job that then runs sets the entry to the game's next due time, or removes it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Final
+
+from .store import keys, lua
+from .store.clients import run_script
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
+
+CLAIM_BATCH: Final = 100
+"""Entries one claim takes from one shard at most."""
+WATCHDOG_MARGIN_MS: Final = 1_000
+"""A running job's watchdog fires this long after its marker would have
+expired, so the poke then finds no marker and enqueues afresh."""
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Followups:
+    """The marker and timers of every game, over the event store's Redis."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.redis: Any = runtime.redis
+        self.lease_ms = int(runtime.settings.followup_lease_s * 1000)
+        self.shards = keys.INDEX_SHARDS
+        self._poke = self.redis.register_script(lua.POKE)
+        self._done = self.redis.register_script(lua.FOLLOWUP_DONE)
+        self._claim = self.redis.register_script(lua.CLAIM_DUE)
+
+    def due_key(self, game_id: str) -> str:
+        return keys.due(keys.index_shard(game_id, self.shards))
+
+    # -- the marker ----------------------------------------------------------------
+    def request(self, game_id: str, version: int = 0) -> bool:
+        """Make sure a follow-up of ``game_id`` will run: bump its marker and
+        enqueue a job if none was pending. True when this call enqueued."""
+        fresh = bool(self._poke(keys=[keys.followup(game_id)], args=[self.lease_ms]))
+        if fresh:
+            self.runtime.enqueue_followup(game_id, version)
+        return fresh
+
+    def begin_round(self, game_id: str) -> str:
+        """What a job does as each round begins: read the marker (to tell later
+        whether anything happened during the round), refresh its lease, and
+        make sure the game's timer fires should this job die."""
+        watchdog = now_ms() + self.lease_ms + WATCHDOG_MARGIN_MS
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(keys.followup(game_id))
+        pipe.pexpire(keys.followup(game_id), self.lease_ms)
+        pipe.zadd(self.due_key(game_id), {game_id: watchdog}, lt=True)
+        seen, _, _ = pipe.execute()
+        return "" if seen is None else bytes(seen).decode()
+
+    def finish_round(self, game_id: str, version: int, seen: str, due_ms: int | None) -> bool:
+        """Set the game's next due time (``None``: nothing is due) and let the
+        marker go if the stream is still at ``version`` and the marker still
+        ``seen``; False: something happened meanwhile, go round again."""
+        pipe = self.redis.pipeline(transaction=False)
+        if due_ms is None:
+            pipe.zrem(self.due_key(game_id), game_id)
+        else:
+            pipe.zadd(self.due_key(game_id), {game_id: due_ms})
+        run_script(
+            self._done,
+            [keys.events(game_id), keys.followup(game_id), keys.failures(game_id)],
+            [version, seen, self.lease_ms],
+            pipe,
+        )
+        return bool(pipe.execute()[-1])
+
+    def failed(self, game_id: str, backoff_s: list[int]) -> float | None:
+        """After a follow-up raised: count the failure, let the marker go and set
+        the timer for the retry; the backoff used, or ``None`` once the retries
+        are spent (the reconciler tries again on its sweeps)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.incr(keys.failures(game_id))
+        pipe.expire(keys.failures(game_id), 86_400)
+        pipe.delete(keys.followup(game_id))
+        count = int(pipe.execute()[0])
+        if count > len(backoff_s):
+            self.redis.zrem(self.due_key(game_id), game_id)
+            return None
+        wait = backoff_s[count - 1]
+        self.redis.zadd(self.due_key(game_id), {game_id: now_ms() + wait * 1000})
+        return float(wait)
+
+    def pending(self, game_ids: list[str]) -> list[tuple[int, int, bool, float | None]]:
+        """For each game: its version, its snapshot's version, whether its marker
+        is live, and its due time (``None``: no timer), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.xlen(keys.events(game_id))
+            pipe.hget(keys.snapshot(game_id), "v")
+            pipe.exists(keys.followup(game_id))
+            pipe.zscore(self.due_key(game_id), game_id)
+        replies = pipe.execute()
+        out = []
+        for i in range(len(game_ids)):
+            version, snap, marker, due = replies[4 * i : 4 * i + 4]
+            out.append((int(version), int(snap or 0), bool(marker), due))
+        return out
+
+    # -- the timers index ------------------------------------------------------------
+    def claim_due(self, at_ms: int | None = None) -> list[str]:
+        """Claim every entry due by ``at_ms`` (now) in all shards: each is put back
+        a lease later, so it fires again unless its follow-up settles it."""
+        at = now_ms() if at_ms is None else at_ms
+        probe = self.redis.pipeline(transaction=False)
+        for shard in range(self.shards):
+            probe.zrangebyscore(keys.due(shard), "-inf", at, start=0, num=1)
+        shards = [s for s, hit in enumerate(probe.execute()) if hit]
+        if not shards:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for shard in shards:
+            run_script(self._claim, [keys.due(shard)], [at, self.lease_ms, CLAIM_BATCH], pipe)
+        return [bytes(m).decode() for claimed in pipe.execute() for m in claimed]
+
+    def fire_due(self, at_ms: int | None = None) -> list[str]:
+        """Claim the due entries and poke their games; the games claimed."""
+        claimed = self.claim_due(at_ms)
+        for game_id in claimed:
+            self.request(game_id)
+        return claimed
+
+    def next_due_ms(self) -> int | None:
+        """The earliest due time in the index (``None``: no timer at all)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for shard in range(self.shards):
+            pipe.zrange(keys.due(shard), 0, 0, withscores=True)
+        firsts = [int(hit[0][1]) for hit in pipe.execute() if hit]
+        return min(firsts, default=None)

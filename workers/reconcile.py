@@ -1,0 +1,164 @@
+"""The reconciler: finds every unfinished game left behind and pokes its follow-up.
+
+A game can be left behind by a crash between an append and its enqueue, a
+follow-up job lost with its worker, a job that failed past its retries, or a
+lost timer. Each pass checks a bounded batch of games, resuming where the
+last pass stopped: its cursor (status, index shard, creation time, game id)
+is kept in Redis, so passes run by any process continue one sweep through
+all seating and playing games; a sweep of N games costs O(N) over N / batch
+passes. For each game one pipelined round trip tells its version, its
+snapshot's, whether its follow-up marker is live and its timer; only a
+projected game with neither marker nor timer is loaded, to see whether it
+waits for a system step, a bot or a timed-out turn.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+from service.coalesce import now_ms
+from service.engines import game as table
+from service.engines.base import JSON
+from service.store import keys
+from service.store.errors import GameNotFound
+
+from .context import context
+
+log = logging.getLogger("cardroom.reconcile")
+
+STATUSES: Final = ("seating", "playing")
+"""The statuses of unfinished games (an ended game's last steps are taken by
+the follow-up of the append that ended it, and a lost one shows as a
+projection behind, which the store reports for any game checked)."""
+TIES: Final = 64
+"""Extra entries read past a page, for games created in the same millisecond
+as the cursor's."""
+OVERDUE_LEASES: Final = 3
+"""A timer this many leases past due has no live claimer: poke it here."""
+
+
+def reconcile_pass(limit: int | None = None) -> JSON:
+    """Check the next ``limit`` games (``CARDROOM_RECONCILE_BATCH``) of the
+    sweep; poke those left behind. Returns what it did."""
+    ctx = context()
+    redis: Any = ctx.runtime.redis
+    budget = limit or ctx.runtime.settings.reconcile_batch
+    raw = {k.decode(): v.decode() for k, v in redis.hgetall(keys.reconciler()).items()}
+    status_i = int(raw.get("status", 0)) % len(STATUSES)
+    shard = int(raw.get("shard", 0)) % keys.INDEX_SHARDS
+    score = float(raw.get("score", "-inf"))
+    member = raw.get("member", "")
+    now = now_ms()
+    sweep_started = int(raw.get("sweep_started_ms", now))
+    found = int(raw.get("found", 0))
+    checked = int(raw.get("checked", 0))
+    scanned = enqueued = 0
+    swept = False
+    while scanned < budget:
+        want = budget - scanned
+        key = keys.index_games(shard, status=STATUSES[status_i])
+        page = redis.zrangebyscore(key, score, "+inf", start=0, num=want + TIES, withscores=True)
+        after = [
+            (m.decode(), s) for m, s in page if s > score or (s == score and m.decode() > member)
+        ]
+        taken = after[:want]
+        if taken:
+            hits = _heal([m for m, _ in taken], now)
+            enqueued += hits
+            found += hits
+            scanned += len(taken)
+            member, score = taken[-1]
+        if len(taken) < len(after) or len(page) == want + TIES:
+            continue  # more in this shard (the loop ends when the budget is spent)
+        shard, score, member = shard + 1, float("-inf"), ""
+        if shard == keys.INDEX_SHARDS:
+            shard, status_i = 0, status_i + 1
+            if status_i == len(STATUSES):
+                swept = True
+                break
+    checked += scanned
+    if swept:
+        mapping: dict[str, Any] = {
+            "status": 0,
+            "shard": 0,
+            "score": "-inf",
+            "member": "",
+            "sweep_started_ms": now,
+            "found": 0,
+            "checked": 0,
+            "swept_ms": now,
+            "last_found": found,
+            "last_checked": checked,
+            "last_sweep_ms": now - sweep_started,
+        }
+    else:
+        mapping = {
+            "status": status_i,
+            "shard": shard,
+            "score": repr(score),
+            "member": member,
+            "sweep_started_ms": sweep_started,
+            "found": found,
+            "checked": checked,
+        }
+    redis.hset(keys.reconciler(), mapping=mapping)
+    if enqueued:
+        log.warning(
+            "reconcile: games left behind poked",
+            extra={"job": "reconcile", "scanned": scanned, "enqueued": enqueued},
+        )
+    return {"scanned": scanned, "enqueued": enqueued, "swept": swept}
+
+
+def _heal(game_ids: list[str], now: int) -> int:
+    """Poke the follow-up of every game of ``game_ids`` left behind; how many."""
+    ctx = context()
+    followups = ctx.runtime.followups
+    overdue_ms = OVERDUE_LEASES * followups.lease_ms
+    healed = 0
+    for game_id, (version, projected, marked, due) in zip(
+        game_ids, followups.pending(game_ids), strict=True
+    ):
+        if version == 0 or marked:
+            continue  # no stream (nothing to do), or a follow-up is on it
+        if projected < version:
+            reason = "projection behind"
+        elif due is not None:
+            if due > now - overdue_ms:
+                continue  # its timer will fire
+            reason = "timer overdue"
+        else:
+            try:
+                needed = _needs_work(game_id, now)
+            except GameNotFound:
+                continue
+            if not needed:
+                continue
+            reason = "work due, no timer"
+        if followups.request(game_id, version):
+            healed += 1
+            log.warning(
+                "reconcile: poked a game left behind",
+                extra={"game_id": game_id, "version": version, "reason": reason},
+            )
+    return healed
+
+
+def _needs_work(game_id: str, now: int) -> bool:
+    """Whether a projected game with no follow-up and no timer waits for one:
+    a system step, a bot to move, a human turn whose clock runs."""
+    from .jobs import _is_bot, _to_act, turn_starts
+
+    state = context().service.load(game_id)
+    if table.pending(state) is not None:
+        return True
+    if state.over:
+        return False
+    to_act = _to_act(state)
+    if any(_is_bot(state, s) for s in to_act):
+        return True
+    if state.turn_timeout_s is None:
+        return False
+    starts = turn_starts(game_id)
+    return any(seat in starts for seat in to_act)
