@@ -23,13 +23,11 @@ job that then runs sets the entry to the game's next due time, or removes it.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable
+from typing import Any, Final
 
 from .store import keys, lua
 from .store.clients import run_script
-
-if TYPE_CHECKING:
-    from .runtime import Runtime
 
 CLAIM_BATCH: Final = 100
 """Entries one claim takes from one shard at most."""
@@ -45,10 +43,12 @@ def now_ms() -> int:
 class Followups:
     """The marker and timers of every game, over the event store's Redis."""
 
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-        self.redis: Any = runtime.redis
-        self.lease_ms = int(runtime.settings.followup_lease_s * 1000)
+    def __init__(self, redis: Any, lease_s: float, enqueue: Callable[[str, int], None]) -> None:
+        """``enqueue(game_id, version)`` enqueues a follow-up job (the process's
+        queue: :meth:`service.runtime.Runtime.enqueue_followup`)."""
+        self.redis = redis
+        self.enqueue = enqueue
+        self.lease_ms = int(lease_s * 1000)
         self.shards = keys.INDEX_SHARDS
         self._poke = self.redis.register_script(lua.POKE)
         self._done = self.redis.register_script(lua.FOLLOWUP_DONE)
@@ -63,7 +63,7 @@ class Followups:
         enqueue a job if none was pending. True when this call enqueued."""
         fresh = bool(self._poke(keys=[keys.followup(game_id)], args=[self.lease_ms]))
         if fresh:
-            self.runtime.enqueue_followup(game_id, version)
+            self.enqueue(game_id, version)
         return fresh
 
     def begin_round(self, game_id: str) -> str:

@@ -411,7 +411,7 @@ class GameService:
 
         A follow-up job is enqueued only when the append set the game's marker
         anew; otherwise the job already queued or running sees this append
-        before it lets the marker go (see :mod:`service.followups`)."""
+        before it lets the marker go (see :mod:`service.coalesce`)."""
         DEFAULT_CACHE.put(new, result.at_ms)
         if old is not None and old.status != new.status:
             self.store.set_status(new.game_id, new.status)

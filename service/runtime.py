@@ -109,7 +109,9 @@ class Runtime:
         if self._followups is None:
             from .coalesce import Followups
 
-            self._followups = Followups(self)
+            self._followups = Followups(
+                self.redis, self.settings.followup_lease_s, self.enqueue_followup
+            )
         return self._followups
 
     def job_options(self, game_id: str, version: int) -> dict[str, Any]:

@@ -265,11 +265,3 @@ def enforce_timeouts(game_id: str, now_ms: int | None = None) -> int:
             moved += 1
             state = ctx.service.load(game_id)
     return moved
-
-
-# -- self-healing -------------------------------------------------------------------
-def reconcile(limit: int | None = None) -> JSON:
-    """One pass of the reconciler (:func:`workers.reconcile.reconcile_pass`)."""
-    from .reconcile import reconcile_pass
-
-    return reconcile_pass(limit)

@@ -24,6 +24,7 @@ from service.store import keys
 from service.store.errors import GameNotFound
 
 from .context import context
+from .jobs import _is_bot, _to_act, turn_starts
 
 log = logging.getLogger("cardroom.reconcile")
 
@@ -148,7 +149,6 @@ def _heal(game_ids: list[str], now: int) -> int:
 def _needs_work(game_id: str, now: int) -> bool:
     """Whether a projected game with no follow-up and no timer waits for one:
     a system step, a bot to move, a human turn whose clock runs."""
-    from .jobs import _is_bot, _to_act, turn_starts
 
     state = context().service.load(game_id)
     if table.pending(state) is not None:

@@ -28,6 +28,7 @@ from service.store import EventStore
 from tests.stack import Stack
 from workers import jobs
 from workers.context import install
+from workers.reconcile import reconcile_pass
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -212,7 +213,7 @@ def test_the_reconciler_heals_a_lost_enqueue(
     deadline = time.monotonic() + 30
     while cluster.store.version(game_id) == dealt:
         assert time.monotonic() < deadline, "the reconciler never healed the game"
-        jobs.reconcile()
+        reconcile_pass()
         cluster.store.wait(game_id, dealt, 200)
     cluster.wait_until(game_id, finished, 240)
     check_record(cluster, game_id)

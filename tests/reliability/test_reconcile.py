@@ -58,7 +58,7 @@ def test_a_follow_up_that_failed_for_good_is_run_again(
     assert ctx.runtime.queue.failed_job_registry.count >= 1
     assert ctx.store.version(game_id) == version  # the bots never moved
 
-    assert jobs.reconcile()["enqueued"] == 1
+    assert reconcile_pass()["enqueued"] == 1
     EmbeddedWorker(ctx.runtime).drain()
     assert ctx.store.version(game_id) > version, "the game is still stuck"
 
@@ -68,7 +68,7 @@ def test_a_follow_up_lost_with_its_worker_is_run_again(ctx: WorkerContext) -> No
     version = ctx.store.version(game_id)
     lose_followup(ctx, game_id)
     assert len(ctx.runtime.queue) == 0
-    assert jobs.reconcile()["enqueued"] == 1
+    assert reconcile_pass()["enqueued"] == 1
     EmbeddedWorker(ctx.runtime).drain()
     assert ctx.store.version(game_id) > version, "the game is still stuck"
 
@@ -77,7 +77,7 @@ def test_a_follow_up_still_pending_is_left_alone(ctx: WorkerContext) -> None:
     game_id = bot_table(ctx)
     queued = len(ctx.runtime.queue)
     assert queued == 1  # create and seats coalesced into one job
-    assert jobs.reconcile()["enqueued"] == 0
+    assert reconcile_pass()["enqueued"] == 0
     assert len(ctx.runtime.queue) == queued
     assert ctx.store.redis.exists(keys.followup(game_id))
 
@@ -90,7 +90,7 @@ def test_a_projected_game_whose_timer_was_lost_is_found(ctx: WorkerContext) -> N
     due = ctx.runtime.followups.due_key(game_id)
     assert ctx.store.redis.zscore(due, game_id) is not None  # a bot's thinking delay
     ctx.store.redis.zrem(due, game_id)
-    assert jobs.reconcile()["enqueued"] == 1
+    assert reconcile_pass()["enqueued"] == 1
 
 
 def test_a_timer_whose_claimer_died_fires_again(ctx: WorkerContext) -> None:
