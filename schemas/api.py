@@ -21,6 +21,8 @@ GameName = Literal["hazari", "azi", "murlan"]
 Status = Literal["seating", "playing", "ended"]
 CLIENT_SEED_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"
 IDEMPOTENCY_KEY_MAX: Final = 128
+SEAT_KEY_MIN: Final = 16
+"""A seat's idempotency key gets its token back, so it must not be guessable."""
 
 
 # -- requests --------------------------------------------------------------------
@@ -54,6 +56,23 @@ class TakeSeatRequest(_Request):
     )
     bot: Annotated[bool, Field(strict=True)] = Field(
         default=False, description="Seat a bot: it plays by itself and gets no token."
+    )
+    idempotency_key: (
+        Annotated[
+            str,
+            StringConstraints(
+                min_length=SEAT_KEY_MIN, max_length=IDEMPOTENCY_KEY_MAX, pattern=r"^[\x21-\x7e]+$"
+            ),
+        ]
+        | None
+    ) = Field(
+        default=None,
+        description=(
+            f"Retry-safe key ({SEAT_KEY_MIN}-{IDEMPOTENCY_KEY_MAX} printable ASCII characters, "
+            "random and kept secret: it gets the seat's token back): the same request with "
+            "the same key gets the same seat and the same token; a different request with "
+            "it is a 422."
+        ),
     )
 
 

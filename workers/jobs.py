@@ -147,7 +147,7 @@ def turn_starts(game_id: str) -> dict[int, int]:
 def play_bots(game_id: str, state: table.Game) -> int:
     """Play (or schedule, with a thinking delay) the move of every bot to act."""
     ctx = context()
-    seats = [s for s in _to_act(state) if _is_bot(state, s)]
+    seats = [s for s in _to_act(state) if table.plays_automatically(state, s)]
     delay = ctx.runtime.settings.bot_delay_s
     played = 0
     for seat in sorted(seats):
@@ -181,11 +181,6 @@ def bot_turn(game_id: str, seat: int, version: int) -> bool:
     return _play(game_id, seat, move, state.version, timed_out=False)
 
 
-def _is_bot(state: table.Game, seat: int) -> bool:
-    info = state.seats[seat]
-    return info is not None and info.bot
-
-
 def _play(game_id: str, seat: int, move: JSON, version: int, *, timed_out: bool) -> bool:
     try:
         context().service.play_as(
@@ -214,7 +209,7 @@ def enforce_timeouts(game_id: str, now_ms: int | None = None) -> int:
     starts = turn_starts(game_id)
     moved = 0
     for seat in sorted(_to_act(state)):
-        if _is_bot(state, seat) or seat not in starts:
+        if table.plays_automatically(state, seat) or seat not in starts:
             continue
         if now_ms - starts[seat] < limit * 1000:
             continue
@@ -253,7 +248,9 @@ def next_timeout_in(game_id: str) -> float | None:
     limit = state.turn_timeout_s
     if limit is None:
         return None
-    humans = {s: at for s, at in turn_starts(game_id).items() if not _is_bot(state, s)}
+    humans = {
+        s: at for s, at in turn_starts(game_id).items() if not table.plays_automatically(state, s)
+    }
     if not humans:
         return None
     due_ms = min(humans.values()) + float(limit) * 1000
@@ -278,6 +275,7 @@ def reconcile(limit: int = 500) -> JSON:
                 scanned += 1
                 game_id = item.game_id
                 try:
+                    ctx.service.abandon_if_idle(game_id, now_ms)
                     needed = _needs_work(game_id, now_ms)
                 except GameNotFound:  # indexed, but its stream is gone (e.g. a flushed db)
                     log.warning("reconcile: indexed game has no events", extra={"game_id": game_id})
@@ -341,7 +339,7 @@ def _needs_work(game_id: str, now_ms: int) -> bool:
     if state.over:
         return False
     to_act = _to_act(state)
-    if any(_is_bot(state, s) for s in to_act):
+    if any(table.plays_automatically(state, s) for s in to_act):
         return True
     limit = state.turn_timeout_s
     if limit is None:
