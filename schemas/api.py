@@ -104,6 +104,13 @@ class EventsQuery(_Request):
 
 class StreamQuery(_Request):
     after: int | None = Field(default=None, ge=0, le=10**12)
+    views: bool = Field(
+        default=False,
+        description=(
+            "Also send a `view` line (this viewer's whole view) after each batch of events, "
+            "so a client never needs to poll GET /games/{id}."
+        ),
+    )
 
 
 # -- responses ---------------------------------------------------------------------

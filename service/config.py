@@ -91,6 +91,15 @@ class Settings(BaseSettings):
         le=100_000,
         description="Live streams one process holds open at once, all games together.",
     )
+    proxies: int = Field(
+        default=0,
+        ge=0,
+        le=8,
+        description=(
+            "Reverse proxies in front of the API and stream server whose X-Forwarded-For "
+            "is trusted for the client's address (rate limits, stream caps)."
+        ),
+    )
     idempotency_ttl_s: int = Field(
         default=86_400, ge=60, description="How long an idempotency key is remembered."
     )
