@@ -37,7 +37,8 @@ class CreateGameRequest(_Request):
         description=(
             "Table options, checked by the game: hazari `target`; murlan `straight_beats`, "
             "`exchange_min_rank`; azi `deck`, `cards`, `buy_in`, `ante`, `min_bet`, "
-            "`six_on_stage`, `azi_buy_in`; every game `turn_timeout_s`. An unknown option "
+            "`six_on_stage`, `azi_buy_in`; every game `turn_timeout_s` (seconds a seat has to "
+            'act; absent or null: 60; 0 or "none": no limit). An unknown option '
             "or a value out of range is a 422 naming it."
         ),
     )
@@ -206,6 +207,13 @@ class GameView(_Response):
     )
     legal_moves_complete: bool | None = Field(
         default=None, description="False when legal_moves holds a suggestion (hazari's arrange)."
+    )
+    away: list[int] = Field(
+        default_factory=list,
+        description="Seats marked away after missing turns in a row: the bot plays them.",
+    )
+    abandoned: str | None = Field(
+        default=None, description="Why the table ended before its game did (`idle`), or null."
     )
 
 

@@ -342,9 +342,12 @@ class GameService:
             log.exception("could not note activity in game %s", game_id)
 
     def seat_present(self, game_id: str, seat: int, state: table.Game | None = None) -> None:
-        """An authenticated request of ``seat``: if it timed out or was away, it is back
-        (:class:`~service.engines.game.SeatBack`)."""
+        """An authenticated request of ``seat`` (a view, a stream): if it was away, it is
+        back (:class:`~service.engines.game.SeatBack`). Only its own move resets the
+        count of turns it missed while not yet away."""
         state = self.load(game_id) if state is None else state
+        if not table.is_away(state, seat):
+            return
         events = table.come_back(state, seat)
         if not events:
             return

@@ -50,7 +50,7 @@ def events(game_id: str) -> Response:
     if wants_stream():
         q_stream = query(StreamQuery)
         state = svc.load(game_id)  # before streaming: an unknown game is still a 404
-        if seat is not None and table.come_back(state, seat):
+        if seat is not None and table.is_away(state, seat):
             svc.seat_present(game_id, seat, state)
             svc.runtime.enqueue_followup(game_id, state.version + 1)
             state = svc.load(game_id)

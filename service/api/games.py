@@ -42,7 +42,7 @@ def get_game(game_id: str) -> Response:
     svc = service()
     seat = svc.authenticate(game_id, bearer_token(), required=False)
     state = svc.load(game_id)
-    if seat is not None and table.come_back(state, seat):
+    if seat is not None and table.is_away(state, seat):
         svc.seat_present(game_id, seat, state)
         state = svc.load(game_id)
     return reply(GameView.model_validate(full_view(state, seat)))

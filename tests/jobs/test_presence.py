@@ -147,11 +147,30 @@ def test_an_authenticated_request_brings_an_away_seat_back(ctx: WorkerContext) -
         ctx.runtime.settings, ctx.runtime, {"TESTING": True, "RATELIMIT_ENABLED": False}
     )
     app.extensions["cardroom"] = ctx.service
-    r = app.test_client().get(f"/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
+    auth = {"Authorization": f"Bearer {token}"}
+    r = app.test_client().get(f"/games/{game_id}", headers=auth)
     assert r.status_code == 200
+    assert r.get_json()["away"] == []
     state = ctx.service.load(game_id)
     assert not table.is_away(state, 0)
     assert types(ctx, game_id)[-1] == "SeatBack"
+    # a view while not away changes nothing
+    r = app.test_client().get(f"/games/{game_id}", headers=auth)
+    assert ctx.service.load(game_id).version == state.version
+    # away again (two more missed turns): opening the seat's live stream brings it back
+    for _ in range(2):
+        until_seat_acts(ctx, game_id, 0)
+        jobs.enforce_timeouts(game_id, now_ms=LATER_MS)
+    assert table.is_away(ctx.service.load(game_id), 0)
+    stream = app.test_client().get(
+        f"/games/{game_id}/events",
+        headers={**auth, "Accept": "application/x-ndjson"},
+        buffered=False,
+    )
+    first = json.loads(next(iter(stream.response)))
+    stream.close()
+    assert first["kind"] == "view" and first["view"]["away"] == []
+    assert not table.is_away(ctx.service.load(game_id), 0)
 
 
 def test_a_game_nobody_plays_is_abandoned_and_its_replay_verifies(ctx: WorkerContext) -> None:
