@@ -101,6 +101,13 @@ class ListGamesQuery(_Request):
 class EventsQuery(_Request):
     after: int = Field(default=0, ge=0, le=10**12)
     limit: int = Field(default=200, ge=1, le=1000)
+    views: bool = Field(
+        default=False,
+        description=(
+            "Live stream only (ignored by pages): also send a `view` line, this viewer's "
+            "whole view, after each batch of events."
+        ),
+    )
 
 
 class StreamQuery(_Request):

@@ -102,7 +102,7 @@ function seatCard(v, s, c) {
       info.name || `Seat ${s + 1} (free)`,
       info.bot ? h('span', { className: 'tag bot' }, 'bot') : null,
       (v.away || []).includes(s)
-        ? h('span', { className: 'tag away', title: 'the bot plays for this seat' }, 'away')
+        ? h('span', { className: 'tag away', title: 'missed two turns in a row' }, 'away · bot plays')
         : null,
       c.seat === s ? h('span', { className: 'tag you' }, 'you') : null,
       acting ? h('span', { className: 'tag turn' }, 'to act') : null,
