@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from schemas.codec import encode_event
+from service import cli
 from service.config import load_settings
 from service.engines import game as table
 from service.engines.base import OptionError
@@ -173,7 +175,9 @@ def test_an_authenticated_request_brings_an_away_seat_back(ctx: WorkerContext) -
     assert not table.is_away(ctx.service.load(game_id), 0)
 
 
-def test_a_game_nobody_plays_is_abandoned_and_its_replay_verifies(ctx: WorkerContext) -> None:
+def test_a_game_nobody_plays_is_abandoned_and_its_replay_verifies(
+    ctx: WorkerContext, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     game_id, _ = one_person(ctx, {"turn_timeout_s": 0})
     state = until_seat_acts(ctx, game_id, 0)
     now_ms = int(time.time() * 1000)
@@ -193,6 +197,11 @@ def test_a_game_nobody_plays_is_abandoned_and_its_replay_verifies(ctx: WorkerCon
     doc = json.loads(json.dumps(build_replay(state, stored, None)))
     report = audit_replay(doc)
     assert report.ok, report.as_json()
+    # and offline, as an auditor would
+    path = tmp_path / "abandoned.json"
+    path.write_text(json.dumps(doc))
+    assert cli.main(["verify", str(path)]) == 0
+    assert "OK" in capsys.readouterr().out
 
 
 def test_the_reconciler_abandons_an_idle_seating_table(ctx: WorkerContext) -> None:
