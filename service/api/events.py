@@ -50,15 +50,16 @@ def events(game_id: str) -> Response:
     if wants_stream():
         q_stream = query(StreamQuery)
         state = svc.load(game_id)  # before streaming: an unknown game is still a 404
-        if seat is not None and table.is_away(state, seat):
-            svc.seat_present(game_id, seat, state)
-            svc.runtime.enqueue_followup(game_id, state.version + 1)
-            state = svc.load(game_id)
         keepalive_ms = max(1, int(svc.runtime.settings.stream_keepalive_s * 1000))
         slots: StreamSlots = current_app.extensions["cardroom_streams"]
         address = request.remote_addr or "-"
-        slots.acquire(address, game_id)
+        slots.acquire(address, game_id)  # a refused stream changes nothing
         try:
+            if seat is not None and table.is_away(state, seat):
+                svc.seat_present(game_id, seat, state)
+                # its follow-up now, not when this stream closes
+                svc.runtime.enqueue_followup(game_id, state.version + 1)
+                state = svc.load(game_id)
             lines = live_lines(svc, state, seat, q_stream.after, keepalive_ms, q_stream.views)
             response = Response(
                 lines,
