@@ -1,7 +1,10 @@
 """gunicorn settings for the cardroom API (used by deploy/Dockerfile and the tests).
 
-Threads, not async workers: a live event stream holds one thread in a
-blocking ``XREAD``, and every other request is short.
+Threads, not async workers: every request the API serves is short. Live
+event streams belong to the stream server (deploy/gunicorn-streams.conf.py,
+gevent workers); should one reach the API anyway it holds a thread, so here
+streams may take at most half of a process's threads
+(``CARDROOM_STREAMS_MAX``, unless set otherwise).
 """
 
 import os
@@ -10,6 +13,7 @@ bind = os.environ.get("CARDROOM_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("CARDROOM_API_PROCESSES", "2"))
 worker_class = "gthread"
 threads = int(os.environ.get("CARDROOM_API_THREADS", "16"))
+os.environ.setdefault("CARDROOM_STREAMS_MAX", str(max(1, threads // 2)))
 timeout = 60
 graceful_timeout = 20
 keepalive = 5

@@ -21,6 +21,8 @@ GameName = Literal["hazari", "azi", "murlan"]
 Status = Literal["seating", "playing", "ended"]
 CLIENT_SEED_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"
 IDEMPOTENCY_KEY_MAX: Final = 128
+SEAT_KEY_MIN: Final = 16
+"""A seat's idempotency key gets its token back, so it must not be guessable."""
 
 
 # -- requests --------------------------------------------------------------------
@@ -35,7 +37,8 @@ class CreateGameRequest(_Request):
         description=(
             "Table options, checked by the game: hazari `target`; murlan `straight_beats`, "
             "`exchange_min_rank`; azi `deck`, `cards`, `buy_in`, `ante`, `min_bet`, "
-            "`six_on_stage`, `azi_buy_in`; every game `turn_timeout_s`. An unknown option "
+            "`six_on_stage`, `azi_buy_in`; every game `turn_timeout_s` (seconds a seat has to "
+            'act; absent or null: 60; 0 or "none": no limit). An unknown option '
             "or a value out of range is a 422 naming it."
         ),
     )
@@ -54,6 +57,23 @@ class TakeSeatRequest(_Request):
     )
     bot: Annotated[bool, Field(strict=True)] = Field(
         default=False, description="Seat a bot: it plays by itself and gets no token."
+    )
+    idempotency_key: (
+        Annotated[
+            str,
+            StringConstraints(
+                min_length=SEAT_KEY_MIN, max_length=IDEMPOTENCY_KEY_MAX, pattern=r"^[\x21-\x7e]+$"
+            ),
+        ]
+        | None
+    ) = Field(
+        default=None,
+        description=(
+            f"Retry-safe key ({SEAT_KEY_MIN}-{IDEMPOTENCY_KEY_MAX} printable ASCII characters, "
+            "random and kept secret: it gets the seat's token back): the same request with "
+            "the same key gets the same seat and the same token; a different request with "
+            "it is a 422."
+        ),
     )
 
 
@@ -81,10 +101,24 @@ class ListGamesQuery(_Request):
 class EventsQuery(_Request):
     after: int = Field(default=0, ge=0, le=10**12)
     limit: int = Field(default=200, ge=1, le=1000)
+    views: bool = Field(
+        default=False,
+        description=(
+            "Live stream only (ignored by pages): also send a `view` line, this viewer's "
+            "whole view, after each batch of events."
+        ),
+    )
 
 
 class StreamQuery(_Request):
     after: int | None = Field(default=None, ge=0, le=10**12)
+    views: bool = Field(
+        default=False,
+        description=(
+            "Also send a `view` line (this viewer's whole view) after each batch of events, "
+            "so a client never needs to poll GET /games/{id}."
+        ),
+    )
 
 
 # -- responses ---------------------------------------------------------------------
@@ -180,6 +214,13 @@ class GameView(_Response):
     )
     legal_moves_complete: bool | None = Field(
         default=None, description="False when legal_moves holds a suggestion (hazari's arrange)."
+    )
+    away: list[int] = Field(
+        default_factory=list,
+        description="Seats marked away after missing turns in a row: the bot plays them.",
+    )
+    abandoned: str | None = Field(
+        default=None, description="Why the table ended before its game did (`idle`), or null."
     )
 
 

@@ -27,8 +27,14 @@ def upcast_SeatTaken_v1_v2(data: Data) -> Data:
     return {**data, "bot": False}
 
 
+def upcast_GameAbandoned_v1_v2(data: Data) -> Data:
+    """v1 did not state the standings of the abandoned table."""
+    return {**data, "standings": None}
+
+
 UPCASTERS: Final[Mapping[tuple[str, str, int], Upcaster]] = {
     (TABLE, "SeatTaken", 1): upcast_SeatTaken_v1_v2,
+    (TABLE, "GameAbandoned", 1): upcast_GameAbandoned_v1_v2,
 }
 
 

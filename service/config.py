@@ -64,6 +64,42 @@ class Settings(BaseSettings):
     stream_keepalive_s: float = Field(
         default=15, gt=0, le=300, description="Keep-alive interval of live event streams."
     )
+    abandon_after_s: float = Field(
+        default=3600,
+        ge=0,
+        le=30 * 86_400,
+        description=(
+            "A game nobody has acted in for this long (no seat taken, no move by a person) "
+            "ends as abandoned; 0: never."
+        ),
+    )
+    streams_per_address: int = Field(
+        default=16,
+        ge=1,
+        le=100_000,
+        description="Live streams one client address may hold open at once, per process.",
+    )
+    streams_per_game: int = Field(
+        default=200,
+        ge=1,
+        le=100_000,
+        description="Live streams of one game a process holds open at once.",
+    )
+    streams_max: int = Field(
+        default=2000,
+        ge=1,
+        le=100_000,
+        description="Live streams one process holds open at once, all games together.",
+    )
+    proxies: int = Field(
+        default=0,
+        ge=0,
+        le=8,
+        description=(
+            "Reverse proxies in front of the API and stream server whose X-Forwarded-For "
+            "is trusted for the client's address (rate limits, stream caps)."
+        ),
+    )
     idempotency_ttl_s: int = Field(
         default=86_400, ge=60, description="How long an idempotency key is remembered."
     )

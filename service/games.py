@@ -31,6 +31,7 @@ from service.engines.base import JSON, Event, Move
 from service.engines.shuffle import commitment, new_client_seed, new_server_seed
 from service.metrics import APPEND_SECONDS
 from service.runtime import Runtime
+from service.seattokens import derive_token, server_key
 from service.store import (
     DEFAULT_CACHE,
     AppendResult,
@@ -50,6 +51,12 @@ CONFLICT_RETRIES: Final = 5
 MAX_STEPS: Final = 64
 """System steps one :meth:`GameService.advance` call takes at most (a guard, never reached)."""
 TOKEN_BYTES: Final = 32
+SEAT_IDEMPOTENCY: Final = "seat:"
+"""Prefix of a seat request's idempotency key in the store (moves use the bare key)."""
+ACTIVE_FIELD: Final = "active_ms"
+"""Field of the game's meta hash: when a person last acted at the table (ms)."""
+ABANDONED_IDLE: Final = "idle"
+"""The reason of a :class:`~service.engines.game.GameAbandoned` nobody acted for."""
 
 
 class Unauthenticated(Exception):
@@ -114,6 +121,15 @@ def _match_token(stored: Mapping[Any, Any], token: str) -> int | None:
         if hmac.compare_digest(token_hash, digest):
             seat = int(raw_seat)
     return seat
+
+
+def _seat_fingerprint(name: str, client_seed: str | None, bot: bool) -> str:
+    canonical = json.dumps(
+        {"name": name, "client_seed": client_seed, "bot": bot},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def _fingerprint(seat: int, move: object, expected_version: int | None) -> str:
@@ -219,28 +235,150 @@ class GameService:
                 continue
             break
         self.store.index_game(game_id, game, "seating", int(time.time() * 1000))
+        self._touch(game_id)
         state = table.fold(events)
         self._after_append(None, state, result)
         return state
 
     def take_seat(
-        self, game_id: str, name: str, client_seed: str | None = None, bot: bool = False
+        self,
+        game_id: str,
+        name: str,
+        client_seed: str | None = None,
+        bot: bool = False,
+        idempotency_key: str | None = None,
     ) -> SeatGrant:
-        """The next free seat. When it is the last one, the first deal follows at once."""
+        """The next free seat. When it is the last one, the first deal follows at once.
+
+        With ``idempotency_key`` a retry of the same request gets the same seat
+        and the same token (derived, see :mod:`service.seattokens`); the key
+        sent with a different request is :class:`IdempotencyKeyReused`.
+        """
+        fingerprint = _seat_fingerprint(name, client_seed, bot)
+        stored_key = None if idempotency_key is None else SEAT_IDEMPOTENCY + idempotency_key
+        if stored_key is not None and idempotency_key is not None:
+            earlier = self.store.idempotent_result(game_id, stored_key)
+            if earlier is not None:
+                return self._seat_again(game_id, idempotency_key, earlier, fingerprint)
         seed = client_seed if client_seed is not None else new_client_seed()
 
         def decide(state: table.Game) -> list[Event]:
             return table.take_seat(state, name, seed, bot)
 
-        state, events, _ = self._commit(game_id, decide, None)
+        def respond(new_state: table.Game, events: Sequence[Event]) -> str:
+            taken = events[0]
+            assert isinstance(taken, table.SeatTaken)
+            record = {"seat": taken.seat, "name": taken.name, "client_seed": taken.client_seed}
+            return json.dumps({"fp": fingerprint, "seat": record}, separators=(",", ":"))
+
+        try:
+            state, events, result = self._commit(game_id, decide, None, stored_key, respond)
+        except VersionConflict:
+            earlier = self.store.idempotent_result(game_id, stored_key) if stored_key else None
+            if earlier is None or idempotency_key is None:
+                raise
+            return self._seat_again(game_id, idempotency_key, earlier, fingerprint)
+        if result.duplicate and idempotency_key is not None:
+            return self._seat_again(game_id, idempotency_key, result, fingerprint)
         taken = events[0]
         assert isinstance(taken, table.SeatTaken)
-        token = None if bot else secrets.token_urlsafe(TOKEN_BYTES)
-        if token is not None:
-            self.store.put_token(game_id, taken.seat, hash_token(token))
+        token = self._seat_token(game_id, taken.seat, bot, idempotency_key)
+        if not bot:
+            self._touch(game_id)
         if state.seated:
             self.advance(game_id)
         return SeatGrant(taken.seat, taken.name, taken.bot, taken.client_seed, token, state)
+
+    def _seat_token(
+        self, game_id: str, seat: int, bot: bool, idempotency_key: str | None
+    ) -> str | None:
+        """A new seat's token (``None`` for a bot), its hash stored for authentication."""
+        if bot:
+            return None
+        if idempotency_key is None:
+            token = secrets.token_urlsafe(TOKEN_BYTES)
+        else:
+            token = derive_token(server_key(self.store.redis), game_id, seat, idempotency_key)
+        self.store.put_token(game_id, seat, hash_token(token))
+        return token
+
+    def _seat_again(
+        self, game_id: str, idempotency_key: str, earlier: AppendResult, fingerprint: str
+    ) -> SeatGrant:
+        """The answer to a retried seat request: the same seat and token."""
+        record = json.loads(earlier.response) if earlier.response else None
+        if record is None or record.get("fp") != fingerprint or "seat" not in record:
+            raise IdempotencyKeyReused(game_id)
+        seat = int(record["seat"]["seat"])
+        state = self.load(game_id)
+        info = state.seats[seat]
+        bot = info.bot if info is not None else False
+        # the first attempt may have died before storing the token's hash: store it again
+        token = self._seat_token(game_id, seat, bot, idempotency_key)
+        if state.seated and table.pending(state) is not None:
+            self.advance(game_id)
+            state = self.load(game_id)
+        return SeatGrant(
+            seat, record["seat"]["name"], bot, record["seat"]["client_seed"], token, state
+        )
+
+    # -- presence --------------------------------------------------------------
+    def _touch(self, game_id: str, now_ms: int | None = None) -> None:
+        """Note that a person acted at the table now (for :meth:`abandon_if_idle`)."""
+        now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+        try:
+            self.store.redis.hset(keys.meta(game_id), ACTIVE_FIELD, now_ms)
+        except Exception:  # bookkeeping only: the command itself has landed
+            log.exception("could not note activity in game %s", game_id)
+
+    def seat_present(self, game_id: str, seat: int, state: table.Game | None = None) -> None:
+        """An authenticated request of ``seat`` (a view, a stream): if it was away, it is
+        back (:class:`~service.engines.game.SeatBack`). Only its own move resets the
+        count of turns it missed while not yet away."""
+        state = self.load(game_id) if state is None else state
+        if not table.is_away(state, seat):
+            return
+        events = table.come_back(state, seat)
+        if not events:
+            return
+        try:
+            self._append(state, events)
+        except VersionConflict:
+            return  # the game moved on; the seat's next request tries again
+        self._touch(game_id)
+
+    def abandon_if_idle(self, game_id: str, now_ms: int | None = None) -> bool:
+        """End a game nobody has acted in for ``abandon_after_s`` (no seat taken, no
+        move made by a person): :class:`~service.engines.game.GameAbandoned`.
+        Returns whether it was abandoned now."""
+        limit_s = self.runtime.settings.abandon_after_s
+        if limit_s <= 0:
+            return False
+        now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+        state = self.load(game_id)
+        if state.over:
+            return False
+        pipe = self.store.redis.pipeline(transaction=False)
+        pipe.hget(keys.meta(game_id), ACTIVE_FIELD)
+        pipe.xrevrange(keys.events(game_id), count=1)
+        active, last = pipe.execute()
+        if active is not None:
+            since_ms = int(active)
+        elif last:
+            since_ms = int(last[0][0].partition(b"-")[2])
+        else:
+            return False
+        if now_ms - since_ms < limit_s * 1000:
+            return False
+        events = table.abandon(state, ABANDONED_IDLE)
+        if not events:
+            return False
+        try:
+            self._append(state, events)
+        except VersionConflict:
+            return False  # something happened meanwhile: look again next time
+        log.info("game abandoned", extra={"game_id": game_id, "version": state.version + 1})
+        return True
 
     def submit_move(
         self,
@@ -268,12 +406,14 @@ class GameService:
         def decide(state: table.Game) -> list[Event]:
             if not parsed:
                 parsed.append(parse_move(state.game, move))
-            return table.decide(state, seat, parsed[0])
+            return [*table.come_back(state, seat), *table.decide(state, seat, parsed[0])]
 
         try:
-            return self._move(
+            result = self._move(
                 game_id, seat, decide, expected_version, idempotency_key, fingerprint, state
             )
+            self._touch(game_id)
+            return result
         except VersionConflict:
             # the same request may have landed since the look-up above: answer as it did
             earlier = (
@@ -294,17 +434,16 @@ class GameService:
     ) -> MoveResult:
         """A move made for ``seat`` without its token (bots, turn timeouts).
 
-        With ``timed_out`` the events start with :class:`TurnTimedOut`, so the
-        record says the seat did not choose this move. ``state``: the game as
-        just loaded, to decide on.
+        With ``timed_out`` the events start with :class:`TurnTimedOut` (and
+        :class:`SeatAway` when the seat keeps missing its turns), so the record
+        says the seat did not choose this move. ``state``: the game as just
+        loaded, to decide on.
         """
 
         def decide(state: table.Game) -> list[Event]:
-            events = table.decide(state, seat, move)
             if timed_out:
-                waited = state.turn_timeout_s or 0.0
-                return [table.TurnTimedOut(seat, waited), *events]
-            return events
+                return table.time_out(state, seat, move)
+            return table.decide(state, seat, move)
 
         return self._move(game_id, seat, decide, expected_version, None, None, state)
 

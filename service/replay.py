@@ -209,7 +209,7 @@ def audit(
             state = table.apply(state, event)
             i += 1
             continue
-        if isinstance(event, (table.TurnTimedOut, table.GameAbandoned)):
+        if isinstance(event, table.BOOKKEEPING_EVENTS):
             state = table.apply(state, event)
             i += 1
             continue

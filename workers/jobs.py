@@ -95,7 +95,7 @@ def _next_action(
     due: list[int] = []
     for seat in sorted(_to_act(state)):
         began = starts.get(seat)
-        if _is_bot(state, seat):
+        if _automatic(state, seat):
             at = (began if began is not None else now) + delay_ms
             if at > now:
                 due.append(at)
@@ -219,9 +219,9 @@ def turn_starts(game_id: str) -> dict[int, int]:
 
 
 # -- bots and timeouts -------------------------------------------------------------
-def _is_bot(state: table.Game, seat: int) -> bool:
-    info = state.seats[seat]
-    return info is not None and info.bot
+def _automatic(state: table.Game, seat: int) -> bool:
+    """A seat the workers move for: a bot, or a person marked away."""
+    return table.plays_automatically(state, seat)
 
 
 def _play(game_id: str, seat: int, move: JSON, state: table.Game, *, timed_out: bool) -> bool:
@@ -256,7 +256,7 @@ def enforce_timeouts(game_id: str, now_ms: int | None = None) -> int:
     starts = turn_starts(game_id)
     moved = 0
     for seat in sorted(_to_act(state)):
-        if _is_bot(state, seat) or seat not in starts:
+        if table.plays_automatically(state, seat) or seat not in starts:
             continue
         if now_ms - starts[seat] < limit * 1000:
             continue

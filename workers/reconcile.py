@@ -24,7 +24,7 @@ from service.store import keys
 from service.store.errors import GameNotFound
 
 from .context import context
-from .jobs import _is_bot, _to_act, turn_starts
+from .jobs import _automatic, _to_act, turn_starts
 
 log = logging.getLogger("cardroom.reconcile")
 
@@ -131,6 +131,8 @@ def _heal(game_ids: list[str], now: int) -> int:
             reason = "timer overdue"
         else:
             try:
+                if ctx.service.abandon_if_idle(game_id, now):
+                    continue  # its GameAbandoned event brings its own follow-up
                 needed = _needs_work(game_id, now)
             except GameNotFound:
                 continue
@@ -156,7 +158,7 @@ def _needs_work(game_id: str, now: int) -> bool:
     if state.over:
         return False
     to_act = _to_act(state)
-    if any(_is_bot(state, s) for s in to_act):
+    if any(_automatic(state, s) for s in to_act):
         return True
     if state.turn_timeout_s is None:
         return False

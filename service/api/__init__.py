@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask, Response
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.config import Settings, load_settings
 from service.games import GameService
@@ -23,6 +24,7 @@ from service.web import bp as web_pages
 from . import errors, events, floor, games, meta, moves, replays, seats
 from .followups import deferred, init_followups
 from .limits import init_cors, init_limiter
+from .streamcaps import StreamSlots
 
 
 def create_app(
@@ -31,7 +33,9 @@ def create_app(
     config: Mapping[str, Any] | None = None,
 ) -> Flask:
     """The application. ``config`` overrides Flask settings, e.g. ``RATELIMIT_ENABLED``
-    (off in tests) or ``BENCH_FLOOR`` (the benchmark's bare endpoint, off by default)."""
+    (off in tests), ``BENCH_FLOOR`` (the benchmark's bare endpoint, off by default) or
+    ``STREAMS_ONLY`` (the stream server's app: ``/games/{id}/events`` and the health
+    check only, see :mod:`service.streams`)."""
     settings = settings or load_settings()
     runtime = runtime or Runtime.from_settings(settings)
     app = Flask(__name__)
@@ -39,8 +43,15 @@ def create_app(
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         RATELIMIT_ENABLED=True,
         BENCH_FLOOR=bool(getattr(settings, "bench_floor", False)),
+        STREAMS_ONLY=False,
     )
     app.config.update(config or {})
+    if settings.proxies:
+        # the client's address (rate limits, stream caps) from the proxies' X-Forwarded-For
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=settings.proxies, x_proto=settings.proxies
+        )
+    app.extensions["cardroom_streams"] = StreamSlots.from_settings(settings)
     store = EventStore(
         runtime.redis,
         idempotency_ttl_s=settings.idempotency_ttl_s,
@@ -52,9 +63,13 @@ def create_app(
     errors.register(app)
     limiter = init_limiter(app, settings)
     init_cors(app, settings)
-    for blueprint in (games.bp, seats.bp, moves.bp, events.bp, replays.bp, meta.bp):
-        app.register_blueprint(blueprint)
-    app.register_blueprint(web_pages)
+    if app.config["STREAMS_ONLY"]:
+        app.register_blueprint(events.bp)
+        app.register_blueprint(meta.bp)
+    else:
+        for blueprint in (games.bp, seats.bp, moves.bp, events.bp, replays.bp, meta.bp):
+            app.register_blueprint(blueprint)
+        app.register_blueprint(web_pages)
     if app.config["BENCH_FLOOR"]:
         app.register_blueprint(floor.bp)
     limiter.exempt(meta.healthz)

@@ -29,6 +29,8 @@ from service.games import Forbidden, IdempotencyKeyReused, Unauthenticated
 from service.store.errors import BadGameId, GameNotFound, NotReplicated, VersionConflict
 from service.store.index import BadCursor
 
+from .streamcaps import TooManyStreams
+
 log = logging.getLogger("cardroom.api")
 
 PROBLEM: Final = "application/problem+json"
@@ -73,6 +75,16 @@ def handle(exc: Exception) -> Response:
             "Too many requests",
             f"rate limit {exc.description} exceeded; retry after the Retry-After seconds",
             headers={"Retry-After": str(_retry_after())},
+        )
+    if isinstance(exc, TooManyStreams):
+        return problem(
+            429,
+            "too-many-streams",
+            "Too many live streams",
+            str(exc),
+            headers={"Retry-After": "5"},
+            limit=exc.limit,
+            scope=exc.scope,
         )
     if isinstance(exc, HTTPException):
         return _http(exc)

@@ -7,7 +7,14 @@ read with the store's blocking wait so nothing polls. A ``keepalive`` line
 goes out whenever nothing happened for ``stream_keepalive_s``; an ``end``
 line closes the stream once the game has ended and its seed is public.
 Each event is redacted against the state right after it, so a seat never
-sees in the stream more than it would in a page.
+sees in the stream more than it would in a page. With ``?views=true`` a
+``view`` line (the viewer's whole view, as ``GET /games/{id}`` answers it)
+follows each batch of events, so a table never polls for its view.
+
+Open streams are capped per client address, per game and per process
+(:mod:`.streamcaps`); in a deployment they are served by the stream
+server (``service.streams``), whose evented workers hold no thread per
+stream.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, current_app, request
 
 from schemas.api import EventsPage, EventsQuery, StreamQuery
 from service.engines import game as table
@@ -24,6 +31,7 @@ from service.games import GameService, event_json
 
 from .http import bearer_token, query, reply, service
 from .progress import full_view
+from .streamcaps import StreamSlots
 
 bp = Blueprint("events", __name__)
 NDJSON = "application/x-ndjson"
@@ -40,13 +48,29 @@ def events(game_id: str) -> Response:
     svc = service()
     seat = svc.authenticate(game_id, bearer_token(), required=False)
     if wants_stream():
-        after = query(StreamQuery).after
+        q_stream = query(StreamQuery)
         state = svc.load(game_id)  # before streaming: an unknown game is still a 404
         keepalive_ms = max(1, int(svc.runtime.settings.stream_keepalive_s * 1000))
-        lines = live_lines(svc, state, seat, after, keepalive_ms)
-        return Response(
-            lines, mimetype=NDJSON, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-        )
+        slots: StreamSlots = current_app.extensions["cardroom_streams"]
+        address = request.remote_addr or "-"
+        slots.acquire(address, game_id)  # a refused stream changes nothing
+        try:
+            if seat is not None and table.is_away(state, seat):
+                svc.seat_present(game_id, seat, state)
+                # its follow-up now, not when this stream closes
+                svc.runtime.enqueue_followup(game_id, state.version + 1)
+                state = svc.load(game_id)
+            lines = live_lines(svc, state, seat, q_stream.after, keepalive_ms, q_stream.views)
+            response = Response(
+                lines,
+                mimetype=NDJSON,
+                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            )
+        except BaseException:
+            slots.release(address, game_id)
+            raise
+        response.call_on_close(lambda: slots.release(address, game_id))
+        return response
     q = query(EventsQuery)
     state, stored = svc.events(game_id, q.after, q.limit)
     shown = [event_json(s.version, table.redact(state, s.event, seat), s.at_ms) for s in stored]
@@ -69,7 +93,12 @@ def finished(state: table.Game) -> bool:
 
 
 def live_lines(
-    svc: GameService, state: table.Game, viewer: int | None, after: int | None, keepalive_ms: int
+    svc: GameService,
+    state: table.Game,
+    viewer: int | None,
+    after: int | None,
+    keepalive_ms: int,
+    views: bool = False,
 ) -> Iterator[str]:
     game_id = state.game_id
     yield _line("view", state.version, view=full_view(state, viewer))
@@ -88,4 +117,6 @@ def live_lines(
             version = s.version
             shown = table.redact(state, s.event, viewer)
             yield _line("event", version, event=event_json(version, shown, s.at_ms))
+        if views:
+            yield _line("view", version, view=full_view(state, viewer))
     yield _line("end", version)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from schemas.api import CreateGameRequest, GameCreated, GamesPage, GameView, ListGamesQuery
+from service.engines import game as table
 
 from .http import bearer_token, body, query, reply, service
 from .progress import full_view
@@ -41,4 +42,7 @@ def get_game(game_id: str) -> Response:
     svc = service()
     seat = svc.authenticate(game_id, bearer_token(), required=False)
     state = svc.load(game_id)
+    if seat is not None and table.is_away(state, seat):
+        svc.seat_present(game_id, seat, state)
+        state = svc.load(game_id)
     return reply(GameView.model_validate(full_view(state, seat)))

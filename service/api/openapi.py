@@ -121,7 +121,9 @@ OPS: Final = (
         "/games/{game_id}/events",
         "Read the events",
         "The events this viewer may see, paged by version. With `Accept: application/x-ndjson` "
-        "a live stream of `StreamLine`s (use `after` to resume).",
+        "a live stream of `StreamLine`s (use `after` to resume; `views=true` adds the "
+        "viewer's view after each batch). Open streams are capped per address, per game "
+        "and per server: one more is a 429 `too-many-streams`.",
         "events",
         200,
         api.EventsPage,

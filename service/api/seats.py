@@ -14,7 +14,9 @@ bp = Blueprint("seats", __name__)
 @bp.post("/games/<game_id>/seats")
 def take_seat(game_id: str) -> Response:
     req = body(TakeSeatRequest)
-    grant = service().take_seat(game_id, req.name, req.client_seed, req.bot)
+    grant = service().take_seat(
+        game_id, req.name, req.client_seed, req.bot, idempotency_key=req.idempotency_key
+    )
     granted = SeatGranted(
         game_id=game_id,
         seat=grant.seat,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from .base import JSON, Engine, Event, Move, OptionError, RuleError
 from .registry import engine_for
@@ -17,6 +17,12 @@ from .shuffle import ALGORITHM, Shuffler, validate_client_seed
 
 NAME_MAX = 40
 COMMON_OPTIONS = ("turn_timeout_s",)
+DEFAULT_TURN_TIMEOUT_S: Final = 60
+"""The turn limit of a table created without ``turn_timeout_s`` (or with ``null``)."""
+NO_TURN_LIMIT: Final = (0, "none")
+"""``turn_timeout_s`` values that ask for no turn limit at all (stored as ``null``)."""
+AWAY_AFTER_TIMEOUTS: Final = 2
+"""Turns in a row a seat may time out before it is marked away."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +62,31 @@ class SeedRevealed(Event):
 
 @dataclass(frozen=True, slots=True)
 class GameAbandoned(Event):
+    """The table ended before its game did: ``standings`` holds the scores (or Azi's
+    stacks) as they stood."""
+
     type: ClassVar[str] = "GameAbandoned"
     reason: str
+    standings: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatAway(Event):
+    """The seat timed out ``timeouts`` turns in a row: until it acts again, the bot plays
+    for it at once."""
+
+    type: ClassVar[str] = "SeatAway"
+    seat: int
+    timeouts: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBack(Event):
+    """The seat acted itself again after timing out: its count of missed turns starts
+    over, and if it was away it plays for itself again."""
+
+    type: ClassVar[str] = "SeatBack"
+    seat: int
 
 
 TABLE_EVENTS: tuple[type[Event], ...] = (
@@ -66,7 +95,11 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
     TurnTimedOut,
     SeedRevealed,
     GameAbandoned,
+    SeatAway,
+    SeatBack,
 )
+BOOKKEEPING_EVENTS: tuple[type[Event], ...] = (TurnTimedOut, GameAbandoned, SeatAway, SeatBack)
+"""Table events no move and no system step causes: a verifier folds them as they are."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +130,10 @@ class Game:
     server_seed: str | None = None
     abandoned: str | None = None
     version: int = 0
+    strikes: tuple[int, ...] = ()
+    """Per seat: turns timed out in a row since it last acted itself."""
+    away: frozenset[int] = frozenset()
+    """Seats marked away: the bot plays for them until they act again."""
 
     @property
     def engine(self) -> Engine[Any]:
@@ -125,8 +162,20 @@ class Game:
 
     @property
     def turn_timeout_s(self) -> float | None:
+        """The table's turn limit; ``None``: no limit (asked for, or a table created
+        before every table had one)."""
         value = self.options.get("turn_timeout_s")
         return None if value is None else float(value)
+
+
+def plays_automatically(state: Game, seat: int) -> bool:
+    """True when nobody chooses this seat's moves: a bot, or a seat marked away."""
+    info = state.seats[seat] if 0 <= seat < len(state.seats) else None
+    return info is not None and (info.bot or seat in state.away)
+
+
+def is_away(state: Game, seat: int) -> bool:
+    return seat in state.away
 
 
 class TableError(RuleError):
@@ -138,14 +187,20 @@ def parse_options(game: str, raw: Mapping[str, Any] | None) -> JSON:
     """Engine options plus the options every game has."""
     raw = dict(raw or {})
     timeout = raw.pop("turn_timeout_s", None)
-    if timeout is not None:
+    if timeout is None:
+        timeout = DEFAULT_TURN_TIMEOUT_S
+    elif not isinstance(timeout, bool) and timeout in NO_TURN_LIMIT:
+        timeout = None
+    else:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
             raise OptionError(
-                "turn_timeout_s", "turn_timeout_s must be a number of seconds or null"
+                "turn_timeout_s",
+                'turn_timeout_s must be a number of seconds, 0 or "none" (no limit), or null',
             )
         if not 1 <= timeout <= 86_400:
             raise OptionError(
-                "turn_timeout_s", f"turn_timeout_s {timeout} is out of range 1..86400"
+                "turn_timeout_s",
+                f'turn_timeout_s {timeout} is out of range 1..86400 (0 or "none": no limit)',
             )
     options = engine_for(game).parse_options(raw)
     options["turn_timeout_s"] = timeout
@@ -201,6 +256,42 @@ def decide(state: Game, seat: int, move: Move) -> list[Event]:
     return state.engine.decide(state.engine_state, seat, move)
 
 
+def time_out(state: Game, seat: int, move: Move) -> list[Event]:
+    """The move made for a seat whose turn lasted too long: :class:`TurnTimedOut`,
+    :class:`SeatAway` when it is the seat's ``AWAY_AFTER_TIMEOUTS``-th in a row,
+    then the move's events."""
+    events = decide(state, seat, move)
+    timed_out: list[Event] = [TurnTimedOut(seat, state.turn_timeout_s or 0.0)]
+    missed = _strikes(state, seat) + 1
+    if missed >= AWAY_AFTER_TIMEOUTS and seat not in state.away:
+        timed_out.append(SeatAway(seat, missed))
+    return [*timed_out, *events]
+
+
+def come_back(state: Game, seat: int) -> list[Event]:
+    """:class:`SeatBack` when the seat acts itself after timing out or being away."""
+    if state.over or not 0 <= seat < state.seat_count:
+        return []
+    if seat in state.away or _strikes(state, seat) > 0:
+        return [SeatBack(seat)]
+    return []
+
+
+def abandon(state: Game, reason: str) -> list[Event]:
+    """End a table that is not over, stating its scores (or stacks) as they stand."""
+    if state.over:
+        return []
+    standings: dict[str, Any] | None = None
+    if state.seated:
+        public = state.engine.view(state.engine_state, None)
+        standings = {k: public[k] for k in ("scores", "stacks") if k in public} or None
+    return [GameAbandoned(reason, standings)]
+
+
+def _strikes(state: Game, seat: int) -> int:
+    return state.strikes[seat] if seat < len(state.strikes) else 0
+
+
 def pending(state: Game) -> str | None:
     """The system step due: an engine step, ``reveal`` once the game is over
     and the seed still secret, or ``None``."""
@@ -237,6 +328,7 @@ def apply(state: Game | None, event: Event) -> Game:
             seats=tuple(None for _ in range(event.seats)),
             engine_state=engine.initial(engine_options, event.seats),
             version=1,
+            strikes=(0,) * event.seats,
         )
     if state is None:
         raise ValueError(f"{event.type} before GameCreated")
@@ -250,7 +342,17 @@ def apply(state: Game | None, event: Event) -> Game:
     if isinstance(event, GameAbandoned):
         return replace(state, abandoned=event.reason, version=version)
     if isinstance(event, TurnTimedOut):
-        return replace(state, version=version)
+        strikes = list(state.strikes or (0,) * state.seat_count)
+        strikes[event.seat] += 1
+        return replace(state, strikes=tuple(strikes), version=version)
+    if isinstance(event, SeatAway):
+        return replace(state, away=state.away | {event.seat}, version=version)
+    if isinstance(event, SeatBack):
+        strikes = list(state.strikes or (0,) * state.seat_count)
+        strikes[event.seat] = 0
+        return replace(
+            state, strikes=tuple(strikes), away=state.away - {event.seat}, version=version
+        )
     return replace(
         state, engine_state=state.engine.apply(state.engine_state, event), version=version
     )
@@ -294,6 +396,8 @@ def view(state: Game, viewer: int | None) -> JSON:
             for i, s in enumerate(state.seats)
         ],
         "to_act": to_act,
+        "away": sorted(state.away),
+        "abandoned": state.abandoned,
         "table": engine.view(state.engine_state, viewer),
         "result": engine.result(state.engine_state),
     }

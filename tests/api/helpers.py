@@ -48,8 +48,9 @@ class Api:
         data: dict[str, Any] = r.get_json()
         return data
 
-    def join(self, game_id: str, name: str, **extra: Any) -> TestResponse:
-        return self.client.post(f"/games/{game_id}/seats", json={"name": name, **extra})
+    def join(self, game_id: str, name: str = "", **extra: Any) -> TestResponse:
+        body = {"name": name, **extra} if name else extra
+        return self.client.post(f"/games/{game_id}/seats", json=body)
 
     def table(
         self, game: str, options: dict[str, Any] | None = None, seats: int | None = None

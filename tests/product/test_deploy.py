@@ -32,7 +32,7 @@ def compose() -> dict[str, Any]:
 
 def test_every_service_command_exists_in_the_package() -> None:
     services = compose()["services"]
-    assert {"redis", "api", "worker", "scheduler"} <= set(services)
+    assert {"redis", "api", "streams", "front", "worker", "scheduler"} <= set(services)
     subcommands = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
     for name, service in services.items():
         command = service.get("command")
@@ -41,13 +41,23 @@ def test_every_service_command_exists_in_the_package() -> None:
         if name == "redis":
             assert command[:2] == ["redis-server", "/usr/local/etc/redis/redis.conf"]
             continue
+        if name == "front":
+            assert service["image"].startswith("nginx:")
+            assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in service["volumes"]
+            continue
         program = command[0]
         assert (BIN / program).exists(), f"{name}: {program} is not installed by the package"
         if program == "cardroom":
             assert command[1] in subcommands, f"{name}: no `cardroom {command[1]}`"
         if program == "gunicorn":
             conf = command[command.index("-c") + 1]
-            assert conf == "/etc/cardroom/gunicorn.conf.py"
+            assert (
+                conf
+                == {
+                    "api": "/etc/cardroom/gunicorn.conf.py",
+                    "streams": "/etc/cardroom/gunicorn-streams.conf.py",
+                }[name]
+            )
             module, _, factory = command[-1].partition(":")
             assert factory == "create_app()"
             assert callable(__import__(module, fromlist=["x"]).create_app)
@@ -57,6 +67,9 @@ def test_every_service_command_exists_in_the_package() -> None:
 def test_the_image_installs_the_gunicorn_config_it_runs() -> None:
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
     assert "COPY deploy/gunicorn.conf.py /etc/cardroom/gunicorn.conf.py" in dockerfile
+    assert (
+        "COPY deploy/gunicorn-streams.conf.py /etc/cardroom/gunicorn-streams.conf.py" in dockerfile
+    )
     assert "USER cardroom" in dockerfile and "-slim" in dockerfile
 
 

@@ -98,11 +98,17 @@ def tamper_deal(doc: dict[str, Any]) -> None:
 
 
 def tamper_move(doc: dict[str, Any]) -> None:
-    moves = [e for e in doc["events"] if e.get("move", {}).get("action") == "play"]
-    event = moves[len(moves) // 2]
-    other = next(
-        c for d in doc["deals"] for h in d["hands"].values() for c in h if c not in event["cards"]
-    )
+    """A play in the middle of the match made with a card of another seat's
+    hand of the same deal: a card the moving seat cannot hold."""
+    hands: list[list[str]] = []
+    plays: list[tuple[dict[str, Any], list[list[str]]]] = []
+    for event in doc["events"]:
+        if event["type"] == "HandDealt":
+            hands = event["hands"]
+        elif event.get("move", {}).get("action") == "play":
+            plays.append((event, hands))
+    event, dealt = plays[len(plays) // 2]
+    other = next(c for s, h in enumerate(dealt) if s != event["seat"] for c in h)
     event["cards"] = [other, *event["cards"][1:]]
     event["move"]["cards"] = event["cards"]
 

@@ -88,10 +88,15 @@ export function submitMove(gameId, token, move) {
 /**
  * The live stream of a game, one parsed line at a time:
  * {kind: 'view'|'event'|'keepalive'|'end', version, view?, event?}.
+ * With views, a `view` line (this viewer's whole view) follows each batch of
+ * events, so the page never polls for it.
  * fetch() rather than EventSource, so the Authorization header can be sent.
  */
-export async function* liveLines(gameId, token, after, signal) {
-  const query = after ? `?after=${encodeURIComponent(after)}` : '';
+export async function* liveLines(gameId, token, after, signal, views = false) {
+  const params = new URLSearchParams();
+  if (after) params.set('after', String(after));
+  if (views) params.set('views', 'true');
+  const query = params.toString() ? `?${params}` : '';
   const response = await fetch(`${gamePath(gameId)}/events${query}`, {
     headers: headers(token, { Accept: 'application/x-ndjson' }),
     cache: 'no-store',

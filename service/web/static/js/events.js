@@ -23,8 +23,20 @@ export function describe(e, seats) {
       return `${who(e.seat)} ran out of time (${e.after_s} s); the move below was made for them`;
     case 'SeedRevealed':
       return 'The server seed is revealed: every shuffle can now be checked';
-    case 'GameAbandoned':
-      return `Game abandoned: ${e.reason}`;
+    case 'GameAbandoned': {
+      const why = e.reason === 'idle' ? 'nobody played for too long' : e.reason;
+      const st = e.standings || {};
+      const where = st.stacks
+        ? ` — stacks ${list(st.stacks)}`
+        : st.scores
+          ? ` — scores ${list(st.scores)}`
+          : '';
+      return `Game abandoned (${why})${where}`;
+    }
+    case 'SeatAway':
+      return `${who(e.seat)} missed ${e.timeouts} turns in a row and is away: the bot plays for them until they act again`;
+    case 'SeatBack':
+      return `${who(e.seat)} is back and plays for themselves`;
     // Hazari
     case 'Dealt':
       return `Deal ${e.deal + 1}: ${who(e.dealer)} deals 13 cards each`;

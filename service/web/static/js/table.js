@@ -18,10 +18,8 @@ import * as murlan from './murlan.js';
 
 const MODULES = { azi, hazari, murlan };
 const GAME_NAMES = { murlan: 'Murlan', hazari: 'Hazari Lite', azi: 'Azi' };
-// While events stream in, the seat's view (with its legal moves) is fetched at
-// most once per gap, so a busy table stays well inside the API's rate limit.
-const REFRESH_GAP_MS = 800;
-const RATE_LIMITED_WAIT_MS = 2000;
+// The seat's view (with its legal moves) arrives on the live stream after each
+// batch of events (`?views=true`): the page never polls for it.
 const LOG_SIZE = 80;
 
 const gameId = gameIdFromPath();
@@ -103,6 +101,9 @@ function seatCard(v, s, c) {
       { className: 'name' },
       info.name || `Seat ${s + 1} (free)`,
       info.bot ? h('span', { className: 'tag bot' }, 'bot') : null,
+      (v.away || []).includes(s)
+        ? h('span', { className: 'tag away', title: 'missed two turns in a row' }, 'away · bot plays')
+        : null,
       c.seat === s ? h('span', { className: 'tag you' }, 'you') : null,
       acting ? h('span', { className: 'tag turn' }, 'to act') : null,
     ),
@@ -188,50 +189,6 @@ async function prefillLog(version) {
   }
 }
 
-// -- fetching the view ---------------------------------------------------------------------
-let timer = null;
-let inFlight = false;
-let again = false;
-let lastFetch = 0;
-
-function scheduleRefresh(soon = false) {
-  if (document.hidden) {
-    again = true; // fetched when the page is shown again
-    return;
-  }
-  if (timer) {
-    if (!soon) return;
-    clearTimeout(timer);
-  }
-  const wait = soon ? 0 : Math.max(100, REFRESH_GAP_MS - (Date.now() - lastFetch));
-  timer = setTimeout(refresh, wait);
-}
-
-async function refresh() {
-  timer = null;
-  if (inFlight) {
-    again = true;
-    return;
-  }
-  inFlight = true;
-  lastFetch = Date.now();
-  try {
-    show(await getJson(gamePath(gameId), token()));
-  } catch (error) {
-    if (error instanceof ApiProblem && error.status === 429) {
-      setTimeout(() => scheduleRefresh(), RATE_LIMITED_WAIT_MS);
-    } else {
-      await tokenRefused(error);
-    }
-  } finally {
-    inFlight = false;
-    if (again) {
-      again = false;
-      scheduleRefresh();
-    }
-  }
-}
-
 /** A token this game no longer accepts (say, a server that forgot its games). */
 async function tokenRefused(error) {
   if (error instanceof ApiProblem && (error.status === 401 || error.status === 403) && seat) {
@@ -266,7 +223,6 @@ async function submit(move) {
     return false;
   } finally {
     busy = false;
-    scheduleRefresh(true);
   }
 }
 
@@ -281,7 +237,8 @@ async function live() {
     controller = new AbortController();
     try {
       setConn('', 'connecting…');
-      for await (const line of liveLines(gameId, token(), lastVersion || null, controller.signal)) {
+      const after = lastVersion || null;
+      for await (const line of liveLines(gameId, token(), after, controller.signal, true)) {
         delay = 500;
         if (line.kind === 'view') {
           setConn('live', 'live');
@@ -289,14 +246,12 @@ async function live() {
           prefillLog(line.view.version);
         } else if (line.kind === 'event') {
           addLog(line.event);
-          scheduleRefresh();
         } else if (line.kind === 'end') {
           finished = true;
         }
       }
       if (finished) {
         setConn('', 'game over');
-        scheduleRefresh(true);
         return;
       }
     } catch (error) {
@@ -331,7 +286,6 @@ async function join(event) {
     window.localStorage.setItem('cardroom.name', body.name);
     showError('');
     restartStream();
-    scheduleRefresh(true);
   } catch (error) {
     showError(error.message);
   }
@@ -340,12 +294,6 @@ async function join(event) {
 function start() {
   $('#join-form').addEventListener('submit', join);
   $('#join-form').elements.name.value = window.localStorage.getItem('cardroom.name') || '';
-  document.addEventListener('visibilitychange', () => {
-    if (!document.hidden && again) {
-      again = false;
-      scheduleRefresh(true);
-    }
-  });
   document.addEventListener('keydown', (event) => {
     if (!view || event.target.matches('input, select, textarea')) return;
     const mod = MODULES[view.game];

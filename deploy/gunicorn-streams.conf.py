@@ -1,0 +1,25 @@
+"""gunicorn settings for the cardroom stream server (live event streams).
+
+gevent workers, not threads: each open stream is a greenlet waiting in a
+blocking ``XREAD`` (redis-py's socket is cooperative once gevent has
+patched the standard library, which its worker does before loading the
+application), so one process holds thousands of streams. The caps on open
+streams are the application's (``CARDROOM_STREAMS_*``); ``worker_connections``
+only has to be above them.
+"""
+
+import os
+
+bind = os.environ.get("CARDROOM_STREAM_BIND", "0.0.0.0:8001")
+workers = int(os.environ.get("CARDROOM_STREAM_PROCESSES", "1"))
+worker_class = "gevent"
+worker_connections = int(os.environ.get("CARDROOM_STREAM_CONNECTIONS", "4000"))
+# A stream writes at least a keep-alive line every CARDROOM_STREAM_KEEPALIVE_S.
+timeout = 60
+graceful_timeout = 10
+keepalive = 5
+accesslog = None
+errorlog = "-"
+loglevel = os.environ.get("CARDROOM_LOG_LEVEL", "info").lower()
+limit_request_line = 8190
+limit_request_fields = 100

@@ -1,0 +1,50 @@
+"""The stream server: live event streams (``GET /games/{id}/events``) on evented workers.
+
+A live stream stays open for as long as its client wants. Served by the
+API's threaded gunicorn each one would hold a request thread, and a few
+dozen idle streams would leave no thread for moves and views. The stream
+server is the same Flask application restricted to the events endpoint
+(live streams and their JSON pages) and the health check, run by gunicorn
+with gevent workers (``deploy/gunicorn-streams.conf.py``): a stream is a
+greenlet waiting in Redis ``XREAD BLOCK``, so thousands cost no threads.
+A reverse proxy sends ``/games/{id}/events`` here and everything else to
+the API (``deploy/nginx.conf``; see docs/operations.md).
+
+Run it with::
+
+    gunicorn -c deploy/gunicorn-streams.conf.py 'service.streams:create_app()'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+from service import api
+from service.config import Settings, load_settings
+from service.runtime import Runtime
+
+POOL_HEADROOM = 64
+"""Redis connections beyond one per open stream (rate limits, views, seat checks)."""
+
+
+def create_app(
+    settings: Settings | None = None,
+    runtime: Runtime | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> Flask:
+    """The stream server's application (see the module's documentation)."""
+    settings = settings or load_settings()
+    runtime = runtime or Runtime.from_settings(settings)
+    widen_pool(runtime.redis, settings.streams_max + POOL_HEADROOM)
+    return api.create_app(settings, runtime, {**(config or {}), "STREAMS_ONLY": True})
+
+
+def widen_pool(client: Any, connections: int) -> None:
+    """Let ``client`` open ``connections`` connections: each waiting stream holds one
+    in ``XREAD BLOCK`` (redis-py's pool allows 100 unless told otherwise)."""
+    pool = getattr(client, "connection_pool", None)
+    if pool is not None and isinstance(getattr(pool, "max_connections", None), int):
+        pool.max_connections = max(pool.max_connections, connections)

@@ -1,0 +1,59 @@
+"""The web table lives on its stream: no polling for the view, and away seats shown."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import Page, Request, expect
+
+from .helpers import Site, create_from_lobby, seat_of, wait_for
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_table_never_polls_for_its_view(page: Page, site: Site) -> None:
+    game_id = create_from_lobby(page, "murlan", "Vera")
+    token = seat_of(page, game_id)["token"]
+    views: list[str] = []
+
+    def note(request: Request) -> None:
+        if request.method == "GET" and urlparse(request.url).path == f"/games/{game_id}":
+            views.append(request.url)
+
+    page.on("request", note)
+    expect(page.locator("#conn")).to_have_text("live")
+    # play a few turns: each new view must come from the stream
+    for _ in range(3):
+        view = wait_for(
+            "our turn",
+            lambda: v if (v := site.view(game_id, token))["legal_moves"] else None,
+            timeout_s=30,
+        )
+        shown = f"version {view['version']} ·"
+        expect(page.locator("#meta")).to_contain_text(shown)
+        expect(page.locator("#status")).to_have_class("status mine")
+        move = view["legal_moves"][0]
+        site.api("POST", f"/games/{game_id}/moves", token, json={"move": move})
+        expect(page.locator("#meta")).not_to_contain_text(shown)
+    assert views == []
+
+
+def test_an_away_seat_is_shown_and_comes_back(page: Page, site: Site) -> None:
+    made = site.api("POST", "/games", json={"game": "murlan", "options": {"turn_timeout_s": 1}})
+    game_id = made["game_id"]
+    silent = site.api("POST", f"/games/{game_id}/seats", json={"name": "Silent Sam"})
+    for n in range(3):
+        site.api("POST", f"/games/{game_id}/seats", json={"name": f"bot {n}", "bot": True})
+    page.goto(f"/table/{game_id}")
+    away = page.locator('#seats .seat[data-seat="0"] .tag.away')
+    expect(away).to_be_visible(timeout=20_000)
+    expect(page.locator("#log")).to_contain_text("is away")
+    site.shot(page, "table-away")
+    page.set_viewport_size({"width": 390, "height": 844})
+    site.shot(page, "table-away-phone")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    # any request with the seat's token brings it back; the page sees it on its stream
+    site.view(game_id, silent["token"])
+    expect(away).to_have_count(0)
+    expect(page.locator("#log")).to_contain_text("is back")

@@ -1,0 +1,214 @@
+"""The stream server keeps 500 live streams open while a client plays a whole game.
+
+The deployment's processes on the real Redis: the stream server (gunicorn,
+gevent workers, ``deploy/gunicorn-streams.conf.py``), the API (gunicorn,
+threads, ``deploy/gunicorn.conf.py``) and a worker. 500 streams (loopback
+only) are held open on the stream server, half on the game being played;
+meanwhile a client plays a whole game through the API, reading its seats'
+views between moves. Those views must stay fast (p99 under 200 ms), and
+once the caps are reached a stream more gets a 429.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "product"))
+from test_docs_walkthrough import free_port, wait_ready
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+STREAMS_REDIS_URL = "redis://127.0.0.1:6379/7"
+STREAMS = 500
+P99_LIMIT_S = 0.2
+
+
+class Stack:
+    def __init__(self) -> None:
+        self.api = ""
+        self.streams = ""
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.fixture
+def stack() -> Iterator[Stack]:
+    client = redis.Redis.from_url(STREAMS_REDIS_URL)
+    try:
+        client.ping()
+    except redis.ConnectionError:
+        pytest.skip("no Redis on 127.0.0.1:6379 (run tests/ensure-redis.sh)")
+    client.flushdb()
+    api_port, stream_port = free_port(), free_port()
+    env = {
+        **os.environ,
+        "CARDROOM_REDIS_URL": STREAMS_REDIS_URL,
+        "CARDROOM_QUEUE_NAME": f"streams-{api_port}",
+        "CARDROOM_BIND": f"127.0.0.1:{api_port}",
+        "CARDROOM_STREAM_BIND": f"127.0.0.1:{stream_port}",
+        "CARDROOM_BOT_DELAY_S": "0",
+        "CARDROOM_LOG_LEVEL": "WARNING",
+        "CARDROOM_RATE_LIMIT": "100000/second",
+        "CARDROOM_STREAMS_PER_ADDRESS": str(STREAMS + 1),
+        "CARDROOM_STREAMS_PER_GAME": str(STREAMS + 1),
+        "CARDROOM_STREAMS_MAX": str(STREAMS + 1),
+    }
+    gunicorn = shutil.which("gunicorn", path=str(BIN))
+    assert gunicorn is not None
+    made = Stack()
+    commands = [
+        [gunicorn, "-c", str(ROOT / "deploy" / "gunicorn.conf.py"), "service.api:create_app()"],
+        [
+            gunicorn,
+            "-c",
+            str(ROOT / "deploy" / "gunicorn-streams.conf.py"),
+            "service.streams:create_app()",
+        ],
+        [str(BIN / "cardroom"), "worker"],
+    ]
+    for command in commands:
+        made.procs.append(
+            subprocess.Popen(
+                command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+        )
+    made.api = f"http://127.0.0.1:{api_port}"
+    made.streams = f"http://127.0.0.1:{stream_port}"
+    try:
+        wait_ready(made.api, made.procs[0])
+        wait_ready(made.streams, made.procs[1])
+        yield made
+    finally:
+        for proc in made.procs:
+            proc.terminate()
+        for proc in made.procs:
+            proc.wait(20)
+        client.flushdb()
+        client.close()
+
+
+class Streams:
+    """Live streams held open from one thread's event loop, each read as it goes."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.writers: list[asyncio.StreamWriter] = []
+        self.statuses: list[int] = []
+        self.readers: list[asyncio.Future[None]] = []
+        self.lines = 0
+
+    async def _open(self, game_id: str) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.writers.append(writer)
+        writer.write(
+            f"GET /games/{game_id}/events HTTP/1.1\r\nHost: test\r\n"
+            "Accept: application/x-ndjson\r\n\r\n".encode()
+        )
+        await writer.drain()
+        status = await reader.readline()
+        self.statuses.append(int(status.split()[1]))
+        while await reader.readline() not in (b"\r\n", b""):
+            pass
+        self.readers.append(asyncio.ensure_future(self._drain(reader)))
+
+    async def _drain(self, reader: asyncio.StreamReader) -> None:
+        while data := await reader.read(65536):
+            self.lines += data.count(b"\n")
+
+    def open(self, game_ids: list[str], timeout_s: float = 60) -> None:
+        async def all_of() -> None:
+            for start in range(0, len(game_ids), 50):
+                await asyncio.gather(*(self._open(g) for g in game_ids[start : start + 50]))
+
+        asyncio.run_coroutine_threadsafe(all_of(), self.loop).result(timeout_s)
+
+    def close(self) -> None:
+        async def close_all() -> None:
+            for writer in self.writers:
+                writer.close()
+
+        asyncio.run_coroutine_threadsafe(close_all(), self.loop).result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+def test_500_open_streams_do_not_slow_a_whole_game(stack: Stack) -> None:
+    with httpx.Client(base_url=stack.api, timeout=10) as http:
+        created = http.post("/games", json={"game": "murlan"})
+        game_id = created.json()["game_id"]
+        others = [http.post("/games", json={"game": "murlan"}).json()["game_id"] for _ in range(5)]
+        tokens = [
+            http.post(f"/games/{game_id}/seats", json={"name": f"p{i}"}).json()["token"]
+            for i in range(4)
+        ]
+        port = int(stack.streams.rsplit(":", 1)[1])
+        streams = Streams(port)
+        try:
+            targets = [game_id] * (STREAMS // 2) + [
+                others[i % len(others)] for i in range(STREAMS - STREAMS // 2)
+            ]
+            streams.open(targets)
+            assert streams.statuses == [200] * STREAMS
+            # the cap: one stream more than the process may hold, then one more again
+            extra = httpx.Client(base_url=stack.streams, timeout=10)
+            ndjson = {"Accept": "application/x-ndjson"}
+            with extra, extra.stream("GET", f"/games/{game_id}/events", headers=ndjson) as last:
+                assert last.status_code == 200
+                refused = extra.get(f"/games/{game_id}/events", headers=ndjson)
+                assert refused.status_code == 429
+                assert refused.headers["content-type"] == "application/problem+json"
+                assert refused.json()["scope"] == "process"
+            latencies: list[float] = []
+            moves = 0
+            deadline = time.monotonic() + 240
+            status = "playing"
+            while status != "ended":
+                assert time.monotonic() < deadline, "the game did not end"
+                moved = False
+                for token in tokens:
+                    started = time.perf_counter()
+                    r = http.get(f"/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
+                    latencies.append(time.perf_counter() - started)
+                    assert r.status_code == 200, r.text
+                    view = r.json()
+                    status = view["status"]
+                    if view["legal_moves"]:
+                        m = http.post(
+                            f"/games/{game_id}/moves",
+                            json={"move": view["legal_moves"][0]},
+                            headers={"Authorization": f"Bearer {token}"},
+                        )
+                        assert m.status_code in (201, 409), m.text
+                        moves += 1
+                        moved = True
+                if not moved and status != "ended":
+                    time.sleep(0.02)  # a deal is the worker's step: poll for it
+            assert streams.statuses == [200] * STREAMS
+            assert streams.lines >= STREAMS  # every stream got at least its first view
+            assert http.get("/healthz").status_code == 200
+        finally:
+            streams.close()
+    latencies.sort()
+    p50 = latencies[len(latencies) // 2]
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+    print(
+        f"\n{STREAMS} open streams; {moves} moves, {len(latencies)} views: "
+        f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms"
+    )
+    assert p99 < P99_LIMIT_S, f"p99 view latency {p99 * 1000:.0f} ms with {STREAMS} open streams"
