@@ -21,7 +21,6 @@ const GAME_NAMES = { murlan: 'Murlan', hazari: 'Hazari Lite', azi: 'Azi' };
 // While events stream in, the seat's view (with its legal moves) is fetched at
 // most once per gap, so a busy table stays well inside the API's rate limit.
 const REFRESH_GAP_MS = 800;
-const RATE_LIMITED_WAIT_MS = 2000;
 const LOG_SIZE = 80;
 
 const gameId = gameIdFromPath();
@@ -218,11 +217,7 @@ async function refresh() {
   try {
     show(await getJson(gamePath(gameId), token()));
   } catch (error) {
-    if (error instanceof ApiProblem && error.status === 429) {
-      setTimeout(() => scheduleRefresh(), RATE_LIMITED_WAIT_MS);
-    } else {
-      await tokenRefused(error);
-    }
+    await tokenRefused(error);
   } finally {
     inFlight = false;
     if (again) {
