@@ -265,14 +265,12 @@ class GameService:
 
         With ``expected_version`` a game that moved on is a :class:`VersionConflict`;
         without, a lost race is re-decided on the new state a few times. A
-        repeated ``idempotency_key`` answers with the first attempt's body.
+        repeated ``idempotency_key`` answers with the first attempt's body: the
+        append script refuses a key it has seen, and a decision that fails looks
+        the key up, so an accepted move costs no extra look-up.
         ``state``: the game as just loaded, to decide on first.
         """
         fingerprint = _fingerprint(seat, move, expected_version)
-        if idempotency_key is not None:
-            earlier = self.store.idempotent_result(game_id, idempotency_key)
-            if earlier is not None:
-                return self._replay(game_id, earlier, fingerprint)
         parsed: list[dict[str, Any]] = []
 
         def decide(state: table.Game) -> list[Event]:
@@ -284,8 +282,10 @@ class GameService:
             return self._move(
                 game_id, seat, decide, expected_version, idempotency_key, fingerprint, state
             )
-        except VersionConflict:
-            # the same request may have landed since the look-up above: answer as it did
+        except Exception:
+            # A retry is decided like a new request (the append itself refuses a key
+            # already used), so the key is looked up only when the decision fails:
+            # the game may have moved on because of this very request.
             earlier = (
                 self.store.idempotent_result(game_id, idempotency_key) if idempotency_key else None
             )
