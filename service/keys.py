@@ -99,11 +99,6 @@ def _name(value: str) -> str:
     return value
 
 
-def rate_seat(game_id: str, seat: int) -> str:
-    """A seat's move budget (GCRA arrival time in ms; expires once the bucket is full)."""
-    return _game_key(game_id, f"rate:seat:{int(seat)}")
-
-
 def rate_address(budget: str, address: str) -> str:
     """An address's bucket of one budget (expires once full). The address is
     hashed, so any address (IPv6 included) is a safe hash tag of its own."""

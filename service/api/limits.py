@@ -2,17 +2,19 @@
 
 Budgets (see docs/operations.md for the arithmetic behind the defaults):
 
-- ``moves``: per seat of a game, ``CARDROOM_LIMIT_MOVES``; charged by the
-  move view once the token has named the seat;
+- ``moves``: per seat of a game and API process, ``CARDROOM_LIMIT_MOVES``;
+  charged by the move view once the token has named the seat, counted in
+  memory: a move already costs its append, and with ``appendfsync always``
+  a counter in Redis would cost every move a second write to disk;
 - ``games``, ``seats``, ``reads``: per client address, for opening a game,
   taking a seat, and the expensive reads (``/replay``, ``/verify``);
 - ``requests``: every other API request, per address and per API process
   (``CARDROOM_RATE_LIMIT``), counted in memory at no Redis cost: a guard
   against floods of cheap reads that ordinary play never comes near.
 
-The per-seat and per-address buckets live in the event store's Redis (one
-``EVALSHA`` each, keys under ``cardroom:`` that expire once the bucket is
-full again), or in the process in the embedded mode. If Redis fails during
+The per-address buckets live in the event store's Redis (one ``EVALSHA``
+each, keys under ``cardroom:`` that expire once the bucket is full again),
+or in the process in the embedded mode. If Redis fails during
 a check the request goes through: the limiter never turns an outage into
 429s. ``RATELIMIT_ENABLED = False`` in the app's config turns limits off.
 """
@@ -75,7 +77,7 @@ class Limits:
         self._take("requests", address, "this address", shared=False)
 
     def charge_move(self, game_id: str, seat: int) -> None:
-        self._take("moves", keys.rate_seat(game_id, seat), "this seat")
+        self._take("moves", f"{game_id}/{seat}", "this seat", shared=False)
 
 
 def limits() -> Limits | None:

@@ -143,7 +143,6 @@ def test_limiter_keys_are_namespaced_and_expire(real_redis: redis.Redis) -> None
         [
             keys.rate_address("games", "127.0.0.1"),
             keys.rate_address("seats", "127.0.0.1"),
-            keys.rate_seat(tab.game_id, 1),
         ]
     )
     assert not [k for k in real_redis.scan_iter() if not k.startswith((b"cardroom:", b"rq:"))]
