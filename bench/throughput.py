@@ -54,7 +54,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import httpx
 import redis
@@ -453,23 +453,28 @@ def profile(loops: int) -> None:
         rng = random.Random(1)
         gid, tokens = "", [""]
 
+        def call(method: str, path: str, **kwargs: Any) -> Any:
+            # closed like a server closes it: the follow-up job is enqueued then
+            with client.open(path, method=method, **kwargs) as r:
+                return r.get_json()
+
         def table() -> None:
             nonlocal gid, tokens
-            gid = client.post("/games", json={"game": "murlan"}).get_json()["game_id"]
+            gid = call("POST", "/games", json={"game": "murlan"})["game_id"]
             tokens = [
-                client.post(f"/games/{gid}/seats", json={"name": f"p{i}"}).get_json()["token"]
+                call("POST", f"/games/{gid}/seats", json={"name": f"p{i}"})["token"]
                 for i in range(4)
             ]
 
         def loop() -> None:
-            public = client.get(f"/games/{gid}").get_json()
+            public = call("GET", f"/games/{gid}")
             if public["status"] == "ended" or not public["to_act"]:
                 table()
                 return
             auth = {"Authorization": f"Bearer {tokens[public['to_act'][0]]}"}
-            view = client.get(f"/games/{gid}", headers=auth).get_json()
+            view = call("GET", f"/games/{gid}", headers=auth)
             body = {"move": rng.choice(view["legal_moves"]), "expected_version": view["version"]}
-            client.post(f"/games/{gid}/moves", json=body, headers=auth)
+            call("POST", f"/games/{gid}/moves", json=body, headers=auth)
 
         table()
         for _ in range(50):
