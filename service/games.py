@@ -43,6 +43,9 @@ CONFLICT_RETRIES: Final = 5
 MAX_STEPS: Final = 64
 """System steps one :meth:`GameService.advance` call takes at most (a guard, never reached)."""
 TOKEN_BYTES: Final = 32
+SECRET_KEPT_AFTER_REVEAL_S: Final = 7 * 86_400
+"""How long the server seed stays in its key once the stream has revealed it
+(a week: room to notice a failover that lost the reveal and reveal again)."""
 
 
 class Unauthenticated(Exception):
@@ -419,6 +422,8 @@ class GameService:
     ) -> None:
         """Bookkeeping after a successful append: the cached state, the index, the workers."""
         DEFAULT_CACHE.put(new, at_ms)
+        if new.server_seed is not None and (old is None or old.server_seed is None):
+            self.store.redis.expire(keys.secret(new.game_id), SECRET_KEPT_AFTER_REVEAL_S)
         if old is not None and old.status != new.status:
             self.store.set_status(new.game_id, new.status)
         try:
