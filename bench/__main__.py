@@ -13,6 +13,7 @@ BENCHES = (
     "bench.bench_api",
     "bench.bench_workers",
     "bench.bench_cluster",
+    "bench.throughput",
     "bench.load",
 )
 

@@ -50,6 +50,7 @@ def start_server(url: str, port: int, rate_limit: bool) -> Stack:
         "CARDROOM_REDIS_URL": url,
         "CARDROOM_QUEUE_NAME": "cardroom-bench",
         "CARDROOM_RATE_LIMIT": "1000000/second",
+        "CARDROOM_LIMIT_MOVES": "1000000/second",
     }
     cmd = [
         GUNICORN,

@@ -13,6 +13,8 @@ from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 CLUSTER_SCHEMES: Final = ("redis+cluster://", "rediss+cluster://")
+RATE_PATTERN: Final = r"(?i)^\s*[1-9]\d*\s*(/|per)\s*(second|minute|hour)s?\s*$"
+"""A rate budget: ``N/second``, ``N/minute`` or ``N/hour`` (see service/budgets.py)."""
 
 
 class Settings(BaseSettings):
@@ -58,8 +60,26 @@ class Settings(BaseSettings):
         default=64 * 1024, ge=1024, le=16 * 1024 * 1024, description="Largest request body."
     )
     rate_limit: str = Field(
-        default="120/minute;20/second",
-        description="Requests allowed per seat token and per address (flask-limiter syntax).",
+        default="50/second",
+        pattern=RATE_PATTERN,
+        description=(
+            "Requests per client address and API process, for every request without a "
+            "budget of its own (counted in memory): a flood guard."
+        ),
+    )
+    limit_moves: str = Field(
+        default="60/minute", pattern=RATE_PATTERN, description="Moves per seat of a game."
+    )
+    limit_games: str = Field(
+        default="20/minute", pattern=RATE_PATTERN, description="Games opened per client address."
+    )
+    limit_seats: str = Field(
+        default="60/minute", pattern=RATE_PATTERN, description="Seats taken per client address."
+    )
+    limit_reads: str = Field(
+        default="60/minute",
+        pattern=RATE_PATTERN,
+        description="Replays and verifications (GET …/replay, …/verify) per client address.",
     )
     stream_keepalive_s: float = Field(
         default=15, gt=0, le=300, description="Keep-alive interval of live event streams."

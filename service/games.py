@@ -57,6 +57,9 @@ ACTIVE_FIELD: Final = "active_ms"
 """Field of the game's meta hash: when a person last acted at the table (ms)."""
 ABANDONED_IDLE: Final = "idle"
 """The reason of a :class:`~service.engines.game.GameAbandoned` nobody acted for."""
+SECRET_KEPT_AFTER_REVEAL_S: Final = 7 * 86_400
+"""How long the server seed stays in its key once the stream has revealed it
+(a week: room to notice a failover that lost the reveal and reveal again)."""
 
 
 class Unauthenticated(Exception):
@@ -362,12 +365,11 @@ class GameService:
         pipe.hget(keys.meta(game_id), ACTIVE_FIELD)
         pipe.xrevrange(keys.events(game_id), count=1)
         active, last = pipe.execute()
-        if active is not None:
-            since_ms = int(active)
-        elif last:
-            since_ms = int(last[0][0].partition(b"-")[2])
-        else:
+        if not last:
             return False
+        # the stream's last entry is the last move (a person's, a bot's or a
+        # timeout's); ``active_ms`` the last seat taken or brought back
+        since_ms = max(int(active or 0), int(last[0][0].partition(b"-")[2]))
         if now_ms - since_ms < limit_s * 1000:
             return False
         events = table.abandon(state, ABANDONED_IDLE)
@@ -393,14 +395,12 @@ class GameService:
 
         With ``expected_version`` a game that moved on is a :class:`VersionConflict`;
         without, a lost race is re-decided on the new state a few times. A
-        repeated ``idempotency_key`` answers with the first attempt's body.
+        repeated ``idempotency_key`` answers with the first attempt's body: the
+        append script refuses a key it has seen, and a decision that fails looks
+        the key up, so an accepted move costs no extra look-up.
         ``state``: the game as just loaded, to decide on first.
         """
         fingerprint = _fingerprint(seat, move, expected_version)
-        if idempotency_key is not None:
-            earlier = self.store.idempotent_result(game_id, idempotency_key)
-            if earlier is not None:
-                return self._replay(game_id, earlier, fingerprint)
         parsed: list[dict[str, Any]] = []
 
         def decide(state: table.Game) -> list[Event]:
@@ -412,16 +412,17 @@ class GameService:
             result = self._move(
                 game_id, seat, decide, expected_version, idempotency_key, fingerprint, state
             )
-            self._touch(game_id)
-            return result
-        except VersionConflict:
-            # the same request may have landed since the look-up above: answer as it did
+        except Exception:
+            # A retry is decided like a new request (the append itself refuses a key
+            # already used), so the key is looked up only when the decision fails:
+            # the game may have moved on because of this very request.
             earlier = (
                 self.store.idempotent_result(game_id, idempotency_key) if idempotency_key else None
             )
             if earlier is None:
                 raise
             return self._replay(game_id, earlier, fingerprint)
+        return result
 
     def play_as(
         self,
@@ -552,6 +553,8 @@ class GameService:
         anew; otherwise the job already queued or running sees this append
         before it lets the marker go (see :mod:`service.coalesce`)."""
         DEFAULT_CACHE.put(new, result.at_ms)
+        if new.server_seed is not None and (old is None or old.server_seed is None):
+            self.store.redis.expire(keys.secret(new.game_id), SECRET_KEPT_AFTER_REVEAL_S)
         if old is not None and old.status != new.status:
             self.store.set_status(new.game_id, new.status)
         if not result.fresh:

@@ -605,6 +605,10 @@ def stack_env(
             "CARDROOM_BOT_DELAY_S": "0",
             "CARDROOM_LOG_LEVEL": "WARNING",
             "CARDROOM_RATE_LIMIT": "1000000/second",
+            **{
+                f"CARDROOM_LIMIT_{b}": "1000000/second"
+                for b in ("MOVES", "GAMES", "SEATS", "READS")
+            },
             "CARDROOM_STREAM_KEEPALIVE_S": "1",
         }
     )

@@ -23,7 +23,7 @@ from service.web import bp as web_pages
 
 from . import errors, events, floor, games, meta, moves, replays, seats
 from .followups import deferred, init_followups
-from .limits import init_cors, init_limiter
+from .limits import init_cors, init_limits
 from .streamcaps import StreamSlots
 
 
@@ -61,7 +61,7 @@ def create_app(
     init_followups(app, runtime)
 
     errors.register(app)
-    limiter = init_limiter(app, settings)
+    init_limits(app, settings, runtime.redis)
     init_cors(app, settings)
     if app.config["STREAMS_ONLY"]:
         app.register_blueprint(events.bp)
@@ -72,10 +72,8 @@ def create_app(
         app.register_blueprint(web_pages)
     if app.config["BENCH_FLOOR"]:
         app.register_blueprint(floor.bp)
-    limiter.exempt(meta.healthz)
     setup_logging(settings.log_level)
     init_observability(app, app.extensions["cardroom"])
-    limiter.exempt(app.view_functions["metrics"])
 
     @app.after_request
     def no_store(response: Response) -> Response:

@@ -16,11 +16,11 @@ from typing import Any, Final
 
 import redis
 from flask import Flask, Response, current_app
-from flask_limiter import Limiter, RateLimitExceeded
 from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from schemas.moves import BodyError, body_error
+from service.budgets import RateLimited
 from service.engines.base import OptionError, RuleError
 from service.engines.cards import CardError
 from service.engines.game import TableError
@@ -68,13 +68,14 @@ def handle(exc: Exception) -> Response:
     """Turn ``exc`` into its problem response (registered for every exception)."""
     if isinstance(exc, ApiError):
         return problem(exc.status, exc.slug, exc.title, exc.detail, **exc.extra)
-    if isinstance(exc, RateLimitExceeded):
+    if isinstance(exc, RateLimited):
         return problem(
             429,
             "rate-limited",
             "Too many requests",
-            f"rate limit {exc.description} exceeded; retry after the Retry-After seconds",
-            headers={"Retry-After": str(_retry_after())},
+            str(exc),
+            headers={"Retry-After": str(exc.retry_after_s)},
+            budget=exc.budget,
         )
     if isinstance(exc, TooManyStreams):
         return problem(
@@ -179,16 +180,6 @@ def _http(exc: HTTPException) -> Response:
     detail = details.get(status) or (exc.description or exc.name)
     slug = exc.name.lower().replace(" ", "-")
     return problem(status, slug, exc.name, detail, headers=headers or None)
-
-
-def _retry_after() -> int:
-    limiter: Limiter | None = current_app.extensions.get("cardroom_limiter")
-    current = limiter.current_limit if limiter is not None else None
-    if current is None:
-        return 1
-    import time
-
-    return max(1, int(current.reset_at - time.time()))
 
 
 def register(app: Flask) -> None:

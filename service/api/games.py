@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from schemas.api import CreateGameRequest, GameCreated, GamesPage, GameView, ListGamesQuery
-from service.engines import game as table
+from schemas.api import CreateGameRequest, GameCreated, GamesPage, ListGamesQuery
 
 from .http import bearer_token, body, query, reply, service
-from .progress import full_view
+from .views import view_json
 
 bp = Blueprint("games", __name__)
 
@@ -39,10 +38,5 @@ def list_games() -> Response:
 
 @bp.get("/games/<game_id>")
 def get_game(game_id: str) -> Response:
-    svc = service()
-    seat = svc.authenticate(game_id, bearer_token(), required=False)
-    state = svc.load(game_id)
-    if seat is not None and table.is_away(state, seat):
-        svc.seat_present(game_id, seat, state)
-        state = svc.load(game_id)
-    return reply(GameView.model_validate(full_view(state, seat)))
+    text = view_json(service(), game_id, bearer_token())
+    return Response(text, status=200, mimetype="application/json")

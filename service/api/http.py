@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from typing import Any, Final, TypeVar
 
-from flask import Response, current_app, g, request
+from flask import Response, current_app, request
 from pydantic import BaseModel
 
-from service.games import GameService, hash_token
+from service.games import GameService
 
 from .errors import ApiError
 
@@ -95,17 +95,6 @@ def bearer_token() -> str | None:
             "the Authorization header must be 'Bearer <token>'",
         )
     return token
-
-
-def rate_key_token() -> str:
-    """The rate-limit bucket of the request's seat token (a hash, never the token)."""
-    cached: str | None = g.get("rate_token")
-    if cached is None:
-        header = request.headers.get("Authorization", "")
-        token = header.partition(" ")[2].strip()
-        cached = hash_token(token)[:32] if token else ""
-        g.rate_token = cached
-    return cached
 
 
 def reply(model: BaseModel | dict[str, Any], status: int = 200, **headers: str) -> Response:

@@ -1,69 +1,118 @@
-"""Request limits: a rate limit per seat token and per address, and CORS.
+"""Rate limits where they protect something, and CORS.
 
-Both rate limits share ``settings.rate_limit`` and count every request of
-the application (not per endpoint), so a client cannot spread a flood over
-several routes. Counters live in memory in the embedded mode and in the
-event store's Redis otherwise, so every API process sees the same counts.
-``RATELIMIT_ENABLED = False`` in the app's config turns limiting off (tests).
+Budgets (see docs/operations.md for the arithmetic behind the defaults):
+
+- ``moves``: per seat of a game and API process, ``CARDROOM_LIMIT_MOVES``;
+  charged by the move view once the token has named the seat, counted in
+  memory: a move already costs its append, and with ``appendfsync always``
+  a counter in Redis would cost every move a second write to disk;
+- ``games``, ``seats``, ``reads``: per client address, for opening a game,
+  taking a seat, and the expensive reads (``/replay``, ``/verify``);
+- ``requests``: every other API request, per address and per API process
+  (``CARDROOM_RATE_LIMIT``), counted in memory at no Redis cost: a guard
+  against floods of cheap reads that ordinary play never comes near.
+
+The per-address buckets live in the event store's Redis (one ``EVALSHA``
+each, keys under ``cardroom:`` that expire once the bucket is full again),
+or in the process in the embedded mode. If Redis fails during
+a check the request goes through: the limiter never turns an outage into
+429s. ``RATELIMIT_ENABLED = False`` in the app's config turns limits off.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+import logging
+from typing import Final
 
-from flask import Flask, Response, request
-from flask_limiter import ApplicationLimit, Limiter
-from flask_limiter.util import get_remote_address
+import redis
+from flask import Flask, Response, current_app, request
 
+from service.budgets import MemoryBudgets, Rate, RateLimited, RedisBudgets
 from service.config import Settings
+from service.store import keys
 
-from .http import rate_key_token
+log = logging.getLogger("cardroom.api")
+
+ADDRESS_BUDGETS: Final = {
+    "games.create_game": "games",
+    "seats.take_seat": "seats",
+    "replays.replay": "reads",
+    "replays.verify": "reads",
+}
+"""The endpoints with an address budget of their own, and its name."""
+UNGUARDED: Final = frozenset({"meta.healthz", "metrics", "static"})
+"""Endpoints outside every budget (probes and metrics); the web pages are too."""
 
 
-def storage_uri(settings: Settings) -> str:
-    if settings.redis_url is None:
-        return "memory://"
-    if settings.redis_cluster:
-        return "redis+cluster://" + settings.redis_url.split("://", 1)[-1]
-    return settings.redis_url
+class Limits:
+    """The budgets of one API process."""
+
+    def __init__(self, settings: Settings, store_redis: object | None) -> None:
+        self.rates = {
+            "moves": Rate.parse(settings.limit_moves),
+            "games": Rate.parse(settings.limit_games),
+            "seats": Rate.parse(settings.limit_seats),
+            "reads": Rate.parse(settings.limit_reads),
+            "requests": Rate.parse(settings.rate_limit),
+        }
+        self.shared: RedisBudgets | MemoryBudgets = (
+            MemoryBudgets() if store_redis is None else RedisBudgets(store_redis)
+        )
+        self.local = MemoryBudgets()
+
+    def _take(self, budget: str, key: str, who: str, *, shared: bool = True) -> None:
+        rate = self.rates[budget]
+        try:
+            wait = (self.shared if shared else self.local).take(key, rate)
+        except redis.RedisError as exc:
+            log.warning("rate limit not checked: %s", type(exc).__name__)
+            return
+        if wait > 0:
+            raise RateLimited(budget, who, rate, wait)
+
+    def charge_address(self, budget: str, address: str) -> None:
+        self._take(budget, keys.rate_address(budget, address), "this address")
+
+    def charge_request(self, address: str) -> None:
+        self._take("requests", address, "this address", shared=False)
+
+    def charge_move(self, game_id: str, seat: int) -> None:
+        self._take("moves", f"{game_id}/{seat}", "this seat", shared=False)
 
 
-def _no_token() -> bool:
-    return rate_key_token() == ""
+def limits() -> Limits | None:
+    """The app's limits, or ``None`` when limiting is off."""
+    found: Limits | None = current_app.extensions.get("cardroom_limits")
+    return found
 
 
-def init_limiter(app: Flask, settings: Settings) -> Limiter:
-    limiter = Limiter(
-        get_remote_address,
-        application_limits=[
-            ApplicationLimit(settings.rate_limit, key_function=get_remote_address, scope="addr"),
-            ApplicationLimit(
-                settings.rate_limit,
-                key_function=rate_key_token,
-                scope="token",
-                exempt_when=_no_token,
-            ),
-        ],
-        storage_uri=storage_uri(settings),
-        storage_options=cast(
-            Any,
-            {}
-            if settings.redis_url is None
-            else {
-                # a limiter that cannot reach Redis lets the request through
-                # (swallow_errors), so it gives up sooner than the store
-                "socket_timeout": settings.redis_socket_timeout_s / 2,
-                "socket_connect_timeout": settings.redis_connect_timeout_s / 2,
-            },
-        ),
-        key_prefix="cardroom-rate",
-        headers_enabled=False,
-        swallow_errors=True,
-        enabled=app.config.get("RATELIMIT_ENABLED", True),
-    )
-    limiter.init_app(app)
-    app.extensions["cardroom_limiter"] = limiter
-    return limiter
+def charge_move(game_id: str, seat: int) -> None:
+    """Charge one move to ``seat``'s budget (:class:`RateLimited` when spent)."""
+    found = limits()
+    if found is not None:
+        found.charge_move(game_id, seat)
+
+
+def init_limits(app: Flask, settings: Settings, store_redis: object) -> Limits | None:
+    limits_on = bool(app.config.get("RATELIMIT_ENABLED", True))
+    found = Limits(settings, None if settings.embedded else store_redis) if limits_on else None
+    if found is None:
+        return None
+    app.extensions["cardroom_limits"] = found
+
+    @app.before_request
+    def check_budgets() -> None:
+        endpoint = request.endpoint or ""
+        if endpoint in UNGUARDED or request.blueprint == "web" or request.method == "OPTIONS":
+            return
+        address = request.remote_addr or "-"
+        budget = ADDRESS_BUDGETS.get(endpoint)
+        if budget is not None:
+            found.charge_address(budget, address)
+        else:  # a move is charged to its seat as well, once the token names it
+            found.charge_request(address)
+
+    return found
 
 
 def init_cors(app: Flask, settings: Settings) -> None:

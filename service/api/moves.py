@@ -7,6 +7,7 @@ from flask import Blueprint, Response
 from schemas.api import MoveRequest
 
 from .http import bearer_token, body, reply, service
+from .limits import charge_move
 
 bp = Blueprint("moves", __name__)
 
@@ -15,6 +16,7 @@ bp = Blueprint("moves", __name__)
 def submit_move(game_id: str) -> Response:
     svc = service()
     seat, state = svc.seat_and_state(game_id, bearer_token())
+    charge_move(game_id, seat)
     req = body(MoveRequest)
     result = svc.submit_move(
         game_id, seat, req.move, req.expected_version, req.idempotency_key, state

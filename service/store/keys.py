@@ -123,3 +123,10 @@ def reconciler(part: str = "state") -> str:
     index and the figures of its last complete sweep; ``lock``, held by the
     process running a pass."""
     return f"{PREFIX}:{{reconciler}}:{_name(part)}"
+
+
+def rate_address(budget: str, address: str) -> str:
+    """An address's bucket of one budget (expires once full). The address is
+    hashed, so any address (IPv6 included) is a safe hash tag of its own."""
+    digest = hashlib.sha256(address.encode()).hexdigest()[:24]
+    return f"{PREFIX}:{{rate:{digest}}}:{_name(budget)}"

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Final
 
 from flask import Blueprint, Response
-from flask.blueprints import BlueprintSetupState
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 FAIRNESS_DOC: Final = Path(__file__).resolve().parents[2] / "docs" / "fairness.md"
@@ -62,16 +61,6 @@ bp = Blueprint(
     static_folder="static",
     static_url_path="/web/static",
 )
-
-
-@bp.record_once
-def _exempt_from_rate_limits(state: BlueprintSetupState) -> None:
-    """Pages and their static files are not API calls: a page load fetches a
-    dozen files, which must not eat the budget of the moves and views that
-    follow. (The API's limiter must exist before this blueprint is registered.)"""
-    limiter = state.app.extensions.get("cardroom_limiter")
-    if limiter is not None:
-        limiter.exempt(bp)
 
 
 @cache

@@ -82,7 +82,10 @@ class LiveServer:
 def live(api_redis: redis.Redis) -> Iterator[LiveServer]:
     """The app served over HTTP by a threaded server, on the real Redis (db 14)."""
     settings = load_settings(
-        redis_url=REAL_REDIS_URL, rate_limit="100000/second", stream_keepalive_s=0.2
+        redis_url=REAL_REDIS_URL,
+        rate_limit="100000/second",
+        limit_moves="100000/second",
+        stream_keepalive_s=0.2,
     )
     server = LiveServer(make_app(settings))
     server.thread.start()

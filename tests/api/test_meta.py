@@ -67,7 +67,7 @@ def test_a_bug_is_a_generic_500(
         raise RuntimeError("internal detail: key cardroom:{x}:secret = 00ff")
 
     monkeypatch.setattr(service, "load", broken)
-    r = client.get("/games/abc")
+    r = client.get("/games/abc/events")
     assert r.status_code == 500 and r.mimetype == "application/problem+json"
     text = r.get_data(as_text=True)
     assert "internal detail" not in text and "Traceback" not in text and "00ff" not in text

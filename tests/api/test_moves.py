@@ -188,22 +188,21 @@ def test_wrong_method_is_405(client: FlaskClient) -> None:
 def test_a_retry_racing_its_first_attempt_gets_its_answer(
     api: Api, service: GameService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The first attempt lands after the retry looked for its key but before it
-    loaded the game: the retry still answers 201 with the first attempt's body."""
+    """The first attempt lands after the retry decided on the game but before it
+    appended: the retry still answers 201 with the first attempt's body."""
     tab = api.table("hazari")
     move, version = suggestion(api, tab, 0)
-    real_lookup = service.store.idempotent_result
+    real_append = service.store.append
     first: list[Any] = []
-    calls: list[str] = []
+    calls: list[int] = []
 
-    def late_lookup(game_id: str, key: str) -> Any:
-        calls.append(key)
-        if len(calls) == 1:  # the retry's look-up: nothing yet, then the first attempt lands
-            first.append(service.submit_move(game_id, 0, move, version, key))
-            return None
-        return real_lookup(game_id, key)
+    def late_append(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:  # the retry's append: the first attempt lands just before it
+            first.append(service.submit_move(tab.game_id, 0, move, version, "k"))
+        return real_append(*args, **kwargs)
 
-    monkeypatch.setattr(service.store, "idempotent_result", late_lookup)
+    monkeypatch.setattr(service.store, "append", late_append)
     r = api.move(tab.game_id, tab.tokens[0], move, expected_version=version, idempotency_key="k")
     assert r.status_code == 201, r.get_json()
     assert r.get_json() == first[0].body

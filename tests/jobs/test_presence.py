@@ -21,7 +21,7 @@ from service.engines import game as table
 from service.engines.base import OptionError
 from service.replay import audit_replay, build_replay
 from service.runtime import Runtime
-from workers import jobs
+from workers import jobs, reconcile
 from workers.context import WorkerContext, install
 from workers.reconcile import reconcile_pass
 
@@ -207,11 +207,16 @@ def test_a_game_nobody_plays_is_abandoned_and_its_replay_verifies(
     assert "OK" in capsys.readouterr().out
 
 
-def test_the_reconciler_abandons_an_idle_seating_table(ctx: WorkerContext) -> None:
+def test_the_reconciler_abandons_an_idle_seating_table(
+    ctx: WorkerContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
     state = ctx.service.create_game("murlan", {}, None)
-    meta = f"cardroom:{{{state.game_id}}}:meta"
     jobs.process_game(state.game_id)  # its follow-up ran: no marker, no timer
-    ctx.runtime.redis.hset(meta, "active_ms", int(time.time() * 1000) - 601_000)
+    reconcile_pass()
+    assert ctx.service.load(state.game_id).abandoned is None  # not idle yet
+    later = int(time.time() * 1000) + 601_000  # past CARDROOM_ABANDON_AFTER_S (600 s)
+    monkeypatch.setattr(reconcile, "now_ms", lambda: later)
+    ctx.runtime.redis.delete("cardroom:{reconciler}:state")  # a new sweep, from the start
     reconcile_pass()
     after = ctx.service.load(state.game_id)
     assert after.abandoned == "idle"

@@ -58,14 +58,54 @@ function headers(token, extra = {}) {
   return out;
 }
 
+// -- 429: over a rate budget. Nothing was done; wait and send the same request again. ---------
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 30000;
+
+/** How long to wait before retry number `attempt` (0, 1, …) of a refused request:
+ * the server's Retry-After, or a back-off doubling from 1 s, whichever is longer
+ * (at most 30 s), with a little jitter so several tabs do not come back together. */
+export function retryDelay(retryAfter, attempt) {
+  const asked = Number(retryAfter);
+  const server = Number.isFinite(asked) && asked > 0 ? asked * 1000 : 0;
+  const backoff = RETRY_FIRST_MS * 2 ** Math.min(attempt, 5);
+  return Math.min(RETRY_MAX_MS, Math.max(server, backoff)) * (1 + Math.random() * 0.2);
+}
+
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    if (signal) {
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(new DOMException('aborted', 'AbortError'));
+        },
+        { once: true },
+      );
+    }
+  });
+}
+
+/** fetch(), quietly retrying a 429 (over a rate budget: the request changed nothing,
+ * so sending it again, idempotency key and all, is safe) until it is let through. */
+async function fetchPatiently(path, init) {
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetch(path, init);
+    if (response.status !== 429) return response;
+    await pause(retryDelay(response.headers.get('Retry-After'), attempt), init.signal);
+  }
+}
+
 export async function getJson(path, token) {
-  const response = await fetch(path, { headers: headers(token), cache: 'no-store' });
+  const response = await fetchPatiently(path, { headers: headers(token), cache: 'no-store' });
   if (!response.ok) throw await problemOf(response);
   return response.json();
 }
 
 export async function postJson(path, body, token) {
-  const response = await fetch(path, {
+  const response = await fetchPatiently(path, {
     method: 'POST',
     headers: headers(token, { 'Content-Type': 'application/json' }),
     body: JSON.stringify(body),
@@ -97,7 +137,7 @@ export async function* liveLines(gameId, token, after, signal, views = false) {
   if (after) params.set('after', String(after));
   if (views) params.set('views', 'true');
   const query = params.toString() ? `?${params}` : '';
-  const response = await fetch(`${gamePath(gameId)}/events${query}`, {
+  const response = await fetchPatiently(`${gamePath(gameId)}/events${query}`, {
     headers: headers(token, { Accept: 'application/x-ndjson' }),
     cache: 'no-store',
     signal,

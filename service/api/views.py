@@ -1,0 +1,77 @@
+"""``GET /games/{id}``, rendered once per game state and viewer.
+
+A view is what most requests ask for: every open tab fetches its seat's
+view (or the public one) after every event. The game is loaded the usual
+way (one round trip, token hashes included, see
+:func:`service.store.load_game_and_tokens`), and the JSON of the view is
+then served from a small in-process cache keyed by the viewer and the very
+state object it was rendered from: the load path hands out the same object
+while the stream's last entry is unchanged and folds a new one otherwise
+(also when a failover replaced an entry), so a view is never served for a
+state other than the one it shows.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Final
+
+from schemas.api import GameView
+from service.engines import game as table
+from service.games import GameService
+
+from .progress import full_view
+
+ViewKey = tuple[str, int | None]
+"""``(game_id, seat or None for the public view)``."""
+VIEW_CACHE_SIZE: Final = 2048
+
+
+class RenderedViews:
+    """The JSON of recent views, least recently used dropped first; thread-safe."""
+
+    def __init__(self, maxsize: int = VIEW_CACHE_SIZE) -> None:
+        self.maxsize = maxsize
+        self._views: OrderedDict[ViewKey, tuple[table.Game, str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: ViewKey, state: table.Game) -> str | None:
+        """The view kept for ``key`` if it was rendered from ``state`` itself."""
+        with self._lock:
+            kept = self._views.get(key)
+            if kept is None or kept[0] is not state:
+                return None
+            self._views.move_to_end(key)
+            return kept[1]
+
+    def put(self, key: ViewKey, state: table.Game, text: str) -> None:
+        with self._lock:
+            self._views[key] = (state, text)
+            self._views.move_to_end(key)
+            while len(self._views) > self.maxsize:
+                self._views.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._views)
+
+
+VIEWS: Final = RenderedViews()
+
+
+def view_json(svc: GameService, game_id: str, token: str | None) -> str:
+    """The current view of ``game_id`` for the seat ``token`` opens (public
+    without one). A seat marked away that asks for its view is back."""
+    if token is None:
+        seat, state = None, svc.load(game_id)
+    else:
+        seat, state = svc.seat_and_state(game_id, token)
+        if table.is_away(state, seat):
+            svc.seat_present(game_id, seat, state)
+            state = svc.load(game_id)
+    key: ViewKey = (game_id, seat)
+    text = VIEWS.get(key, state)
+    if text is None:
+        text = GameView.model_validate(full_view(state, seat)).model_dump_json(exclude_unset=True)
+        VIEWS.put(key, state, text)
+    return text

@@ -1,0 +1,132 @@
+"""Rate budgets: a GCRA token bucket per key, in Redis (one ``EVALSHA``) or in process.
+
+A budget ``N/minute`` lets ``N`` requests through at once and then one every
+``60/N`` seconds: a full bucket of ``N`` tokens refilled at ``N`` a minute.
+It is kept as one number per key, the *theoretical arrival time* (GCRA):
+the moment the bucket would be full again. Taking a token moves it one
+interval later; a request that would move it more than the burst past now
+is refused with the time until it would fit. The key expires when the bucket
+is full again, so an idle client leaves nothing behind.
+
+:class:`RedisBudgets` keeps the number in Redis (shared by every API process,
+one ``EVALSHA`` per check, a single key so it is safe on a cluster);
+:class:`MemoryBudgets` keeps it in the process (the embedded mode, and the
+per-process request guard).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+UNITS: Final = {"second": 1, "minute": 60, "hour": 3600}
+RATE_RE: Final = re.compile(r"^\s*(\d+)\s*(?:/|per)\s*(second|minute|hour)s?\s*$", re.IGNORECASE)
+
+GCRA_LUA: Final = """
+local now = tonumber(ARGV[1])
+local interval = tonumber(ARGV[2])
+local burst = tonumber(ARGV[3])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+local new_tat = tat + interval
+local wait = new_tat - burst - now
+if wait > 0 then return math.ceil(wait) end
+new_tat = math.ceil(new_tat)
+redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX', new_tat - now)
+return 0
+"""
+"""KEYS[1]: the bucket; ARGV: now (ms), interval (ms per token), burst (ms).
+Returns 0 when a token was taken, else the milliseconds until one would be."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """``count`` requests per ``period_s`` seconds, all of them at once if need be."""
+
+    count: int
+    period_s: int
+
+    @classmethod
+    def parse(cls, text: str) -> Rate:
+        """``"60/minute"`` (or ``"60 per minute"``); :class:`ValueError` otherwise."""
+        match = RATE_RE.match(text)
+        if match is None or int(match.group(1)) < 1:
+            raise ValueError(
+                f"bad rate {text!r}: write N/second, N/minute or N/hour with N at least 1"
+            )
+        return cls(int(match.group(1)), UNITS[match.group(2).lower()])
+
+    @property
+    def interval_ms(self) -> float:
+        return self.period_s * 1000 / self.count
+
+    @property
+    def burst_ms(self) -> float:
+        return float(self.period_s * 1000)
+
+    def __str__(self) -> str:
+        unit = next(name for name, seconds in UNITS.items() if seconds == self.period_s)
+        return f"{self.count} per {unit}"
+
+
+class RateLimited(Exception):
+    """A request over its budget: which budget, whose, and when to come back."""
+
+    def __init__(self, budget: str, who: str, rate: Rate, retry_after_ms: float) -> None:
+        self.budget = budget
+        self.who = who
+        self.rate = rate
+        self.retry_after_s = max(1, math.ceil(retry_after_ms / 1000))
+        super().__init__(
+            f"too many requests of the {budget!r} budget from {who} "
+            f"(it allows {rate}); retry after {self.retry_after_s} s"
+        )
+
+
+def now_ms() -> float:
+    return time.time() * 1000
+
+
+class RedisBudgets:
+    """Buckets in Redis: one ``EVALSHA`` of :data:`GCRA_LUA` per check."""
+
+    def __init__(self, client: Any) -> None:
+        self._script = client.register_script(GCRA_LUA)
+
+    def take(self, key: str, rate: Rate) -> float:
+        """0 when a token was taken from ``key``'s bucket, else the ms to wait."""
+        args = [round(now_ms()), rate.interval_ms, rate.burst_ms]
+        return float(self._script(keys=[key], args=args))
+
+
+class MemoryBudgets:
+    """Buckets in this process (thread-safe); expired buckets are dropped as it grows."""
+
+    PRUNE_AT: Final = 10_000
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        """Seconds from any fixed point (a test may pass its own clock)."""
+        self._tat: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: str, rate: Rate) -> float:
+        now = self.clock() * 1000
+        with self._lock:
+            tat = max(self._tat.get(key, now), now)
+            new_tat = tat + rate.interval_ms
+            wait = new_tat - rate.burst_ms - now
+            if wait > 0:
+                return wait
+            if len(self._tat) >= self.PRUNE_AT:
+                self._tat = {k: v for k, v in self._tat.items() if v > now}
+            self._tat[key] = new_tat
+            return 0.0
+
+    def __len__(self) -> int:
+        return len(self._tat)
