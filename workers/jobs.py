@@ -18,6 +18,7 @@ from service import keys
 from service.engines import game as table
 from service.engines.base import JSON, RuleError
 from service.errors import GameNotFound
+from service.fairness import projection as fairness
 from service.store import EventStore, StoredEvent, VersionConflict
 
 from .context import context
@@ -101,6 +102,7 @@ def project(game_id: str) -> table.Game:
     for field, amount in ledger.items():
         pipe.hsetnx(keys.ledger(game_id), field, amount)
     pipe.execute()
+    fairness.record(redis, game_id, tail, state)
     store.save_snapshot(game_id, state)
     return state
 

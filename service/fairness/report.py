@@ -1,0 +1,253 @@
+"""The public fairness report, built from the projection's counts.
+
+One entry per table kind, feature and group (everyone, a seat, a position
+from the dealer, a named player, the deals a player dealt): observed against
+expected, a goodness-of-fit p-value, the Benjamini-Hochberg adjusted p-value
+over the whole report, the mean difference with its 95% interval, and a
+verdict in plain words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from .expectations import simulated_error
+from .features import Obs
+from .stats import ALPHA, Fit, Histogram, adjust, fit, p_values, proportion_ci
+
+FORMAT: Final = "cardroom-fairness-v1"
+
+TABLES: Final[dict[str, str]] = {
+    "murlan": "Murlan (54 cards, 4 players)",
+    "hazari": "Hazari Lite (52 cards, 13 each)",
+    "azi/27/3": "Azi, 27 cards, 3 each",
+    "azi/27/4": "Azi, 27 cards, 4 each",
+    "azi/36/3": "Azi, 36 cards, 3 each",
+    "azi/36/4": "Azi, 36 cards, 4 each",
+}
+
+FEATURES: Final[dict[str, tuple[str, str]]] = {
+    # feature: (title, how the expectation is known)
+    "jokers": ("Jokers in hand", "exact: hypergeometric"),
+    "twos": ("2s in hand", "exact: hypergeometric"),
+    "aces": ("Aces in hand", "exact: hypergeometric"),
+    "three_of_spades": ("Holding the 3 of spades", "exact: hypergeometric"),
+    "quads": ("Bombs (four of a kind)", "exact: enumeration of rank counts"),
+    "longest_straight": (
+        "Longest run of consecutive ranks (9 = 9 or more)",
+        "exact: enumeration of rank patterns",
+    ),
+    "troys": ("Troys (ranks held 3 or 4 times)", "exact: enumeration of rank counts"),
+    "color_runs": ("Color runs (3 in sequence, one suit; 4 = 4 or more)", "exact: enumeration"),
+    "runs": ("Runs (3 ranks in sequence, any suits; 4 = 4 or more)", "exact: enumeration"),
+    "pairs": ("Pairs (ranks held exactly twice)", "exact: enumeration of rank counts"),
+    "best_combination": (
+        "Best combination (3 color, 4 run, 5 color run, 6 troy)",
+        "simulated with the published shuffle",
+    ),
+    "trumps": ("Trumps in hand", "exact: hypergeometric, given the trump card"),
+    "six_of_trumps": (
+        "Six of trumps in hand when an Ace shows trump",
+        "exact: hypergeometric",
+    ),
+    "trump_card_rank": ("Rank of the trump card (0 = 6 … 8 = Ace)", "exact: uniform"),
+    "pot_winner_position": (
+        "Who wins the pot, by position (0 = dealer, 1 = first to get cards)",
+        "descriptive: decided by play, not only by the cards",
+    ),
+}
+DESCRIPTIVE: Final = frozenset({"pot_winner_position"})
+FEATURE_WORDS: Final[dict[str, str]] = {
+    "three_of_spades": "the 3 of spades",
+    "six_of_trumps": "the six of trumps",
+    "trump_card_rank": "a high trump card",
+    "longest_straight": "long straights",
+    "best_combination": "strong best combinations",
+}
+
+
+def group_label(group: str) -> str:
+    kind, _, rest = group.partition(":")
+    if kind == "all":
+        return "every hand"
+    if kind == "seat":
+        return f"seat {rest}"
+    if kind == "pos":
+        return "the dealer" if rest == "0" else f"position {rest} after the dealer"
+    if kind == "player":
+        return f"player {rest}"
+    if kind == "dealer":
+        return f"deals by {rest}"
+    return group
+
+
+def build(
+    counts: Mapping[str, int],
+    meta: Mapping[str, int],
+    player: str | None = None,
+    game: str | None = None,
+) -> dict[str, Any]:
+    """The report. ``player`` keeps only the groups of everyone and of that
+    player ("my luck"); ``game`` keeps one game. The correction always runs over
+    the whole report, so a filtered view shows the same adjusted p-values."""
+    hists: dict[tuple[str, str, str], Histogram] = {}
+    for name, n in counts.items():
+        o = Obs.parse(name)
+        hists.setdefault((o.table, o.feature, o.group), Histogram()).add(o.context, o.value, n)
+    fits: dict[tuple[str, str, str], Fit] = {k: fit(h) for k, h in hists.items()}
+    p_values([f for k, f in fits.items() if k[1] not in DESCRIPTIVE])
+    family = sorted(k for k, f in fits.items() if f.p_value is not None and k[1] not in DESCRIPTIVE)
+    adjusted = dict(zip(family, adjust([fits[k].p_value or 1.0 for k in family]), strict=True))
+
+    tables: dict[str, dict[str, Any]] = {}
+    flagged: list[str] = []
+    for key in sorted(fits, key=_order):
+        t, feature, group = key
+        is_flagged = key in adjusted and adjusted[key] < ALPHA
+        if is_flagged:
+            flagged.append(f"{t} {feature} {group}")
+        if game is not None and t.split("/")[0] != game:
+            continue
+        if player is not None and group not in ("all", f"player:{player}", f"dealer:{player}"):
+            continue
+        entry = tables.setdefault(
+            t, {"table": t, "title": TABLES.get(t, t), "hands": 0, "features": {}}
+        )
+        if feature not in entry["features"]:
+            title, how = FEATURES.get(feature, (feature, ""))
+            context_error = max((simulated_error(c) or 0.0 for c in hists[key].counts), default=0.0)
+            entry["features"][feature] = {
+                "feature": feature,
+                "title": title,
+                "expectation": how,
+                "expectation_error": context_error or None,
+                "descriptive": feature in DESCRIPTIVE,
+                "groups": [],
+            }
+        row = _row(feature, group, fits[key], adjusted.get(key), is_flagged)
+        entry["features"][feature]["groups"].append(row)
+        if group == "all" and feature not in DESCRIPTIVE:
+            entry["hands"] = max(entry["hands"], row["hands"])
+    out_tables = []
+    for entry in tables.values():
+        features = list(entry["features"].values())
+        for f in features:
+            f["verdict"] = _feature_verdict(f)
+        out_tables.append({**entry, "features": features})
+    return {
+        "format": FORMAT,
+        "games": int(meta.get("games", 0)),
+        "deals": int(meta.get("deals", 0)),
+        "alpha": ALPHA,
+        "correction": "benjamini-hochberg",
+        "test": "chi-square goodness of fit, categories pooled to at least 5 expected hands",
+        "tests": len(family),
+        "flagged": flagged,
+        "verdict": (
+            "Nothing unusual: every tested feature is consistent with a fair deal."
+            if not flagged
+            else f"{len(flagged)} result(s) are unlikely under a fair deal: see the flagged rows."
+        ),
+        "player": player,
+        "tables": out_tables,
+    }
+
+
+def _order(key: tuple[str, str, str]) -> tuple[str, int, str, int, str]:
+    t, feature, group = key
+    kind, _, rest = group.partition(":")
+    rank = (
+        ["all", "seat", "pos", "player", "dealer"].index(kind)
+        if kind in ("all", "seat", "pos", "player", "dealer")
+        else 9
+    )
+    features = list(FEATURES)
+    return (t, features.index(feature) if feature in features else 99, feature, rank, rest.zfill(3))
+
+
+def _row(feature: str, group: str, f: Fit, p_adj: float | None, flagged: bool) -> dict[str, Any]:
+    n = sum(f.observed)
+    row: dict[str, Any] = {
+        "group": group,
+        "label": group_label(group),
+        "hands": n,
+        "values": f.values,
+        "observed": f.observed,
+        "expected": [round(e, 4) for e in f.expected],
+        "pooled": f.bins,
+        "statistic": None if f.statistic is None else round(f.statistic, 4),
+        "df": f.df,
+        "p_value": f.p_value,
+        "p_adjusted": p_adj,
+        "flagged": flagged,
+        "mean_observed": round(f.mean_observed, 5),
+        "mean_expected": round(f.mean_expected, 5),
+        "difference": round(f.effect, 5),
+        "difference_ci95": [round(f.effect_ci[0], 5), round(f.effect_ci[1], 5)],
+    }
+    if feature in DESCRIPTIVE:
+        row["share"] = [
+            {"value": v, "share": c / n if n else 0.0, "ci95": list(proportion_ci(c, n))}
+            for v, c in zip(f.values, f.observed, strict=True)
+        ]
+        row["verdict"] = (
+            "Descriptive only: who wins a pot depends on the bidding and the play, "
+            "so no fair-deal expectation applies."
+        )
+        return row
+    row["verdict"] = _verdict(feature, group, f, p_adj, flagged)
+    return row
+
+
+def _verdict(feature: str, group: str, f: Fit, p_adj: float | None, flagged: bool) -> str:
+    who = group_label(group)
+    what = FEATURE_WORDS.get(feature, feature.replace("_", " "))
+    if f.statistic is None:
+        return f"Not enough hands yet for {who} to say anything."
+    lo, hi = f.effect_ci
+    band = f"{f.mean_observed:.3f} per hand against {f.mean_expected:.3f} expected"
+    if flagged:
+        more = "more" if f.effect > 0 else "fewer"
+        return (
+            f"Unusual: {who} got {more} {what} than a fair deal gives ({band}; "
+            f"adjusted p = {p_adj:.2g}). This is worth looking into."
+        )
+    return (
+        f"Consistent with a fair deal: {band} "
+        f"(difference {f.effect:+.3f}, 95% interval {lo:+.3f} to {hi:+.3f})."
+    )
+
+
+def _feature_verdict(feature: dict[str, Any]) -> str:
+    if feature["descriptive"]:
+        return "Descriptive only (decided by play as much as by the cards)."
+    groups = feature["groups"]
+    if any(g["flagged"] for g in groups):
+        return "Unusual: at least one group is unlikely under a fair deal."
+    if all(g["statistic"] is None for g in groups):
+        return "Not enough hands yet."
+    return "Consistent with a fair deal."
+
+
+def render_text(report: Mapping[str, Any]) -> str:
+    """The report as plain text (``cardroom fairness``)."""
+    lines = [
+        f"cardroom fairness report: {report['games']} finished games, {report['deals']} deals, "
+        f"{report['tests']} tests, Benjamini-Hochberg at {report['alpha']}",
+        report["verdict"],
+    ]
+    for t in report["tables"]:
+        lines += ["", f"== {t['title']} ({t['hands']} hands)"]
+        for f in t["features"]:
+            lines.append(f"-- {f['title']} [{f['expectation']}]: {f['verdict']}")
+            for g in f["groups"]:
+                p = g["p_adjusted"]
+                mark = "FLAG" if g["flagged"] else "    "
+                ptxt = "  n/a " if p is None else f"{p:6.3f}"
+                lines.append(
+                    f"  {mark} {g['label']:<34} n={g['hands']:<7} "
+                    f"mean {g['mean_observed']:7.3f} vs {g['mean_expected']:7.3f}  "
+                    f"p_adj {ptxt}"
+                )
+    return "\n".join(lines)
