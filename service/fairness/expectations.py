@@ -23,7 +23,7 @@ any observation is a pure function of it:
     How many three-card runs of one suit a hand of ``n`` from 52 holds: the
     8,192 patterns of each suit enumerated, the four suits combined exactly.
 ``sim:hazari_best:13``
-    The type of the best three-card combination of a Hazari hand. No
+    The type of the auto-arranger's first group of a Hazari hand. No
     practical closed form: the distribution comes from a documented
     simulation with the published shuffle (:data:`SIMULATED`), with its
     standard error.

@@ -106,17 +106,13 @@ def murlan_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
 
 
 def best_combo(hand: Sequence[str]) -> int:
-    """The type of the best three-card combination in 13 Hazari cards
-    (6 troy, 5 color run, 4 run, 3 color: 13 cards always hold a color)."""
-    counts = rank_counts(hand)
-    if any(v >= 3 for v in counts.values()):
-        return 6
-    for suit in "CDHS":
-        if windows({c[0] for c in hand if c[1] == suit}):
-            return 5
-    if windows(set(counts)):
-        return 4
-    return 3
+    """The type of the first group the auto-arranger makes of 13 Hazari cards
+    (1 indi, 2 pair, 3 color, 4 run, 5 color run, 6 troy): the best
+    combination a player leads with when the engine arranges for him."""
+    from service.engines.hazari.arrange import arrange
+    from service.engines.hazari.combos import combo_of, key
+
+    return int(combo_of(key(arrange(hand)[0])))
 
 
 def hazari_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:

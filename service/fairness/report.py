@@ -43,7 +43,7 @@ FEATURES: Final[dict[str, tuple[str, str]]] = {
     "runs": ("Runs (3 ranks in sequence, any suits; 4 = 4 or more)", "exact: enumeration"),
     "pairs": ("Pairs (ranks held exactly twice)", "exact: enumeration of rank counts"),
     "best_combination": (
-        "Best combination (3 color, 4 run, 5 color run, 6 troy)",
+        "The auto-arranger's best combination (1 indi … 6 troy)",
         "simulated with the published shuffle",
     ),
     "trumps": ("Trumps in hand", "exact: hypergeometric, given the trump card"),

@@ -1,11 +1,11 @@
 """The documented simulations behind ``data/simulated.json``.
 
-Where no closed form is practical (the best three-card combination of a
-Hazari hand), the expected distribution is counted over many deals made with
+Where no closed form is practical (the combination the auto-arranger leads
+with in a Hazari hand), the expected distribution is counted over many deals made with
 the published shuffle, ``cardroom-shuffle-v1``, from a fixed seed, so anyone
 can rerun it and get the very same counts::
 
-    python -m service.fairness.simulate --deals 100000
+    python -m service.fairness.simulate --deals 62500
 
 Each deal gives four hands; the standard error of a probability ``p``
 estimated from ``N`` hands is ``sqrt(p (1 - p) / N)`` (the hands of one deal
@@ -41,13 +41,13 @@ def simulate_hazari_best(deals: int, seed_text: str = SEED_TEXT) -> Counter[int]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--deals", type=int, default=100_000)
+    parser.add_argument("--deals", type=int, default=62_500)
     args = parser.parse_args(argv)
     counts = simulate_hazari_best(args.deals)
     doc = {
         "sim:hazari_best:13": {
-            "what": "type of the best three-card combination in a 13-card Hazari hand "
-            "(6 troy, 5 color run, 4 run, 3 color)",
+            "what": "type of the auto-arranger's first group of a 13-card Hazari hand "
+            "(1 indi, 2 pair, 3 color, 4 run, 5 color run, 6 troy)",
             "method": f"cardroom-shuffle-v1, server seed sha256({SEED_TEXT!r}), "
             "game id 'fairness-sim', client seed 'sim', deals 0..N-1, 4 hands each",
             "deals": args.deals,

@@ -166,3 +166,37 @@ def proportion_ci(successes: int, n: int) -> tuple[float, float]:
 
 def expected_of(histograms: Mapping[str, Histogram]) -> dict[str, dict[int, float]]:
     return {g: expected_counts(h) for g, h in histograms.items()}
+
+
+def hands_to_detect(
+    fair: Sequence[float],
+    biased: Sequence[float],
+    tests: int,
+    alpha: float = ALPHA,
+    power: float = 0.8,
+) -> int:
+    """Hands needed to flag a bias with probability ``power``.
+
+    ``fair`` and ``biased`` are a feature's distributions over the same
+    (already pooled) categories. The report flags a row when its
+    Benjamini-Hochberg adjusted p-value is below ``alpha``; with one biased
+    row among ``tests`` that threshold is ``alpha / tests`` on the raw
+    p-value (the worst case), and the chi-square statistic of ``n`` biased
+    hands follows a noncentral chi-square with noncentrality
+    ``n * sum((b - f)**2 / f)`` (``scipy.stats.ncx2``).
+    """
+    f = np.asarray(fair, dtype=float)
+    b = np.asarray(biased, dtype=float)
+    w2 = float(((b - f) ** 2 / f).sum())
+    df = len(f) - 1
+    critical = float(stats.chi2.isf(alpha / tests, df))
+    lo, hi = 1, 2
+    while float(stats.ncx2.sf(critical, df, hi * w2)) < power:
+        lo, hi = hi, hi * 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if float(stats.ncx2.sf(critical, df, mid * w2)) >= power:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
