@@ -58,6 +58,22 @@ FEATURES: Final[dict[str, tuple[str, str]]] = {
     ),
 }
 DESCRIPTIVE: Final = frozenset({"pot_winner_position"})
+PER_DEAL: Final = frozenset({"trump_card_rank", "pot_winner_position"})
+"""Features observed once per deal; every other one is observed once per hand."""
+
+
+def tested(key: tuple[str, str, str]) -> bool:
+    """Whether a row enters the tests. The hands of one deal come from one
+    deck, so they are not independent (two jokers in one hand are two fewer
+    for the others): a per-hand feature is tested per seat, per position and
+    per player, where each deal gives one hand, and its row over every hand
+    is shown, not tested."""
+    _, feature, group = key
+    if feature in DESCRIPTIVE:
+        return False
+    return group != "all" or feature in PER_DEAL
+
+
 FEATURE_WORDS: Final[dict[str, str]] = {
     "three_of_spades": "the 3 of spades",
     "six_of_trumps": "the six of trumps",
@@ -96,8 +112,8 @@ def build(
         o = Obs.parse(name)
         hists.setdefault((o.table, o.feature, o.group), Histogram()).add(o.context, o.value, n)
     fits: dict[tuple[str, str, str], Fit] = {k: fit(h) for k, h in hists.items()}
-    p_values([f for k, f in fits.items() if k[1] not in DESCRIPTIVE])
-    family = sorted(k for k, f in fits.items() if f.p_value is not None and k[1] not in DESCRIPTIVE)
+    p_values([f for k, f in fits.items() if tested(k)])
+    family = sorted(k for k, f in fits.items() if f.p_value is not None and tested(k))
     adjusted = dict(zip(family, adjust([fits[k].p_value or 1.0 for k in family]), strict=True))
 
     tables: dict[str, dict[str, Any]] = {}
@@ -196,6 +212,13 @@ def _row(feature: str, group: str, f: Fit, p_adj: float | None, flagged: bool) -
             "so no fair-deal expectation applies."
         )
         return row
+    if group == "all" and feature not in PER_DEAL:
+        row["verdict"] = (
+            f"Every hand: {f.mean_observed:.3f} per hand against {f.mean_expected:.3f} "
+            "expected. The hands of one deal share one deck, so this row is shown, "
+            "and tested seat by seat, position by position and player by player."
+        )
+        return row
     row["verdict"] = _verdict(feature, group, f, p_adj, flagged)
     return row
 
@@ -225,7 +248,7 @@ def _feature_verdict(feature: dict[str, Any]) -> str:
     groups = feature["groups"]
     if any(g["flagged"] for g in groups):
         return "Unusual: at least one group is unlikely under a fair deal."
-    if all(g["statistic"] is None for g in groups):
+    if all(g["p_value"] is None for g in groups):
         return "Not enough hands yet."
     return "Consistent with a fair deal."
 
