@@ -103,12 +103,16 @@ def test_the_report_endpoint(played: tuple[Stack, list[dict[str, Any]]]) -> None
     res = client.get("/fairness/report")
     assert res.status_code == 200
     body = FairnessReport.model_validate(res.get_json())
-    assert body.games == len(GAMES) and body.tests > 0
+    assert body.games == len(GAMES)
+    rows = [g for t in body.tables for f in t.features for g in f.groups]
+    assert body.tests == sum(g.p_value is not None for g in rows)
+    assert not body.flagged and all(not g.flagged for g in rows)
     murlan = next(t for t in body.tables if t.table == "murlan")
     jokers = next(f for f in murlan.features if f.feature == "jokers")
     every = next(g for g in jokers.groups if g.group == "all")
     assert sum(every.observed) == every.hands == murlan.hands
     assert sum(every.expected) == pytest.approx(every.hands)
+    assert every.p_value is None  # hands of one deal are not independent: shown, not tested
     assert {g.group for g in jokers.groups} >= {"seat:0", "pos:3", "player:bot-1"}
 
     mine = client.get("/fairness/report?player=bot-2&game=murlan").get_json()
