@@ -55,6 +55,7 @@ class FairnessFeature(_Out):
         description="Standard error of a simulated expectation (null: exact)."
     )
     descriptive: bool = Field(description="Shown for information; not tested.")
+    flagged: bool = Field(description="Some row of this feature is flagged (any player's too).")
     verdict: str
     groups: list[FairnessGroup]
 
@@ -72,6 +73,7 @@ class FairnessReport(_Out):
     format: Literal["cardroom-fairness-v1"]
     games: int = Field(description="Finished games counted (hands are counted once public).")
     deals: int
+    players: int = Field(description="Named players with counted hands (their rows: ?player=).")
     alpha: float
     correction: str
     test: str

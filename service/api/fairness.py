@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from schemas.fairness import FairnessQuery
-from service.fairness import projection, report
+from service.fairness import report
 
 from .http import query, reply, service
 
@@ -15,5 +15,4 @@ bp = Blueprint("fairness", __name__)
 @bp.get("/fairness/report")
 def fairness_report() -> Response:
     q = query(FairnessQuery)
-    counts, meta = projection.read(service().store.redis)
-    return reply(report.build(counts, meta, player=q.player, game=q.game))
+    return reply(report.cached_report(service().store.redis, player=q.player, game=q.game))

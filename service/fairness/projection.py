@@ -18,6 +18,7 @@ Keys (one hash tag, so the merge is one Lua script, also on a cluster):
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, Final, Protocol, cast
@@ -161,6 +162,8 @@ def rebuild(store: Any, batch: int = 200) -> dict[str, int]:
         pipe.delete(dst)
         pipe.exists(src)
     exists = pipe.execute()[1::2]
+    redis.hset(tmp[2], "epoch", int(time.time() * 1000))
+    exists[2] = True
     pipe = redis.pipeline(transaction=False)
     for (src, dst), there in zip(zip(tmp, (COUNTS, GAMES, META), strict=True), exists, strict=True):
         if there:
@@ -176,8 +179,14 @@ def read(redis: Any) -> tuple[dict[str, int], dict[str, int]]:
     pipe.hgetall(META)
     counts_raw, meta_raw = pipe.execute()
     counts = {k.decode(): int(v) for k, v in counts_raw.items()}
-    meta = {k.decode(): int(v) for k, v in meta_raw.items()}
+    meta = {k.decode(): int(v) for k, v in meta_raw.items() if k != b"epoch"}
     return counts, meta
+
+
+def read_meta(redis: Any) -> dict[str, int]:
+    """The totals alone: ``games``, ``deals`` and the rebuild ``epoch``."""
+    raw = cast(dict[bytes, bytes], redis.hgetall(META))
+    return {k.decode(): int(v) for k, v in raw.items()}
 
 
 def from_replays(docs: Iterable[Any]) -> tuple[dict[str, int], dict[str, int]]:

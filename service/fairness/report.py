@@ -9,11 +9,12 @@ verdict in plain words.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from .expectations import simulated_error
-from .features import Obs
 from .stats import ALPHA, Fit, Histogram, adjust, fit, p_values, proportion_ci
 
 FORMAT: Final = "cardroom-fairness-v1"
@@ -98,34 +99,97 @@ def group_label(group: str) -> str:
     return group
 
 
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Every group's fit and the correction over the whole report."""
+
+    hists: dict[tuple[str, str, str], Histogram]
+    fits: dict[tuple[str, str, str], Fit]
+    adjusted: dict[tuple[str, str, str], float]
+    order: list[tuple[str, str, str]]
+
+    @property
+    def flagged(self) -> list[tuple[str, str, str]]:
+        return [k for k in self.order if self.adjusted.get(k, 1.0) < ALPHA]
+
+
+def analyse(counts: Mapping[str, int]) -> Analysis:
+    hists: dict[tuple[str, str, str], Histogram] = {}
+    for name, n in counts.items():
+        t, feature, group, context, value = name.split("|")
+        hist = hists.get((t, feature, group))
+        if hist is None:
+            hist = hists[(t, feature, group)] = Histogram()
+        hist.add(context, int(value), n)
+    fits: dict[tuple[str, str, str], Fit] = {k: fit(h) for k, h in hists.items()}
+    p_values([f for k, f in fits.items() if tested(k)])
+    family = sorted(k for k, f in fits.items() if f.p_value is not None and tested(k))
+    adjusted = dict(zip(family, adjust([fits[k].p_value or 1.0 for k in family]), strict=True))
+    return Analysis(hists, fits, adjusted, sorted(fits, key=_order))
+
+
+_CACHE: dict[str, tuple[tuple[int, ...], Analysis]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def cached_report(redis: Any, player: str | None = None, game: str | None = None) -> dict[str, Any]:
+    """The report from the projection on ``redis``, analysed again only when
+    the projection has changed (a game counted, a rebuild)."""
+    from . import projection
+
+    meta = projection.read_meta(redis)
+    stamp = (meta.get("games", 0), meta.get("deals", 0), meta.get("epoch", 0))
+    with _CACHE_LOCK:
+        hit = _CACHE.get("report")
+    if hit is not None and hit[0] == stamp:
+        analysis = hit[1]
+    else:
+        counts, _ = projection.read(
+            redis
+        )  # as new as the stamp, or newer: analysed again next time
+        analysis = analyse(counts)
+        with _CACHE_LOCK:
+            _CACHE["report"] = (stamp, analysis)
+    return build_from(analysis, meta, player=player, game=game)
+
+
 def build(
     counts: Mapping[str, int],
     meta: Mapping[str, int],
     player: str | None = None,
     game: str | None = None,
 ) -> dict[str, Any]:
-    """The report. ``player`` keeps only the groups of everyone and of that
-    player ("my luck"); ``game`` keeps one game. The correction always runs over
-    the whole report, so a filtered view shows the same adjusted p-values."""
-    hists: dict[tuple[str, str, str], Histogram] = {}
-    for name, n in counts.items():
-        o = Obs.parse(name)
-        hists.setdefault((o.table, o.feature, o.group), Histogram()).add(o.context, o.value, n)
-    fits: dict[tuple[str, str, str], Fit] = {k: fit(h) for k, h in hists.items()}
-    p_values([f for k, f in fits.items() if tested(k)])
-    family = sorted(k for k, f in fits.items() if f.p_value is not None and tested(k))
-    adjusted = dict(zip(family, adjust([fits[k].p_value or 1.0 for k in family]), strict=True))
+    """The report over ``counts`` (see :func:`build_from`)."""
+    return build_from(analyse(counts), meta, player=player, game=game)
 
+
+def build_from(
+    analysis: Analysis,
+    meta: Mapping[str, int],
+    player: str | None = None,
+    game: str | None = None,
+) -> dict[str, Any]:
+    """The report. Without ``player`` it has the rows of every hand, seat and
+    position; with it, the rows of every hand and of that player's hands and
+    deals ("my luck"). ``game`` keeps one game. The correction always runs over
+    the whole report (every player included), so every view shows the same
+    adjusted p-values and ``flagged`` lists every flagged row."""
+    hists, fits, adjusted = analysis.hists, analysis.fits, analysis.adjusted
+    flagged_keys = set(analysis.flagged)
+    flagged_features = {(t, f) for t, f, _ in flagged_keys}
+    players: set[str] = set()
     tables: dict[str, dict[str, Any]] = {}
-    flagged: list[str] = []
-    for key in sorted(fits, key=_order):
+    for key in analysis.order:
         t, feature, group = key
-        is_flagged = key in adjusted and adjusted[key] < ALPHA
-        if is_flagged:
-            flagged.append(f"{t} {feature} {group}")
+        kind, _, rest = group.partition(":")
+        if kind == "player":
+            players.add(rest)
         if game is not None and t.split("/")[0] != game:
             continue
-        if player is not None and group not in ("all", f"player:{player}", f"dealer:{player}"):
+        if player is None:
+            if kind in ("player", "dealer"):
+                continue
+        elif group not in ("all", f"player:{player}", f"dealer:{player}"):
             continue
         entry = tables.setdefault(
             t, {"table": t, "title": TABLES.get(t, t), "hands": 0, "features": {}}
@@ -139,9 +203,10 @@ def build(
                 "expectation": how,
                 "expectation_error": context_error or None,
                 "descriptive": feature in DESCRIPTIVE,
+                "flagged": (t, feature) in flagged_features,
                 "groups": [],
             }
-        row = _row(feature, group, fits[key], adjusted.get(key), is_flagged)
+        row = _row(feature, group, fits[key], adjusted.get(key), key in flagged_keys)
         entry["features"][feature]["groups"].append(row)
         if group == "all" and feature not in DESCRIPTIVE:
             entry["hands"] = max(entry["hands"], row["hands"])
@@ -151,14 +216,16 @@ def build(
         for f in features:
             f["verdict"] = _feature_verdict(f)
         out_tables.append({**entry, "features": features})
+    flagged = [f"{t} {feature} {group}" for t, feature, group in analysis.flagged]
     return {
         "format": FORMAT,
         "games": int(meta.get("games", 0)),
         "deals": int(meta.get("deals", 0)),
+        "players": len(players),
         "alpha": ALPHA,
         "correction": "benjamini-hochberg",
         "test": "chi-square goodness of fit, categories pooled to at least 5 expected hands",
-        "tests": len(family),
+        "tests": len(adjusted),
         "flagged": flagged,
         "verdict": (
             "Nothing unusual: every tested feature is consistent with a fair deal."
@@ -190,7 +257,7 @@ def _row(feature: str, group: str, f: Fit, p_adj: float | None, flagged: bool) -
         "hands": n,
         "values": f.values,
         "observed": f.observed,
-        "expected": [round(e, 4) for e in f.expected],
+        "expected": f.expected,
         "pooled": f.bins,
         "statistic": None if f.statistic is None else round(f.statistic, 4),
         "df": f.df,
@@ -246,7 +313,7 @@ def _feature_verdict(feature: dict[str, Any]) -> str:
     if feature["descriptive"]:
         return "Descriptive only (decided by play as much as by the cards)."
     groups = feature["groups"]
-    if any(g["flagged"] for g in groups):
+    if feature["flagged"]:
         return "Unusual: at least one group is unlikely under a fair deal."
     if all(g["p_value"] is None for g in groups):
         return "Not enough hands yet."

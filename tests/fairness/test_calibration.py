@@ -47,11 +47,13 @@ def test_honest_deals_are_flagged_at_the_stated_rate_and_p_values_are_uniform() 
     flagged = 0
     singles: dict[str, list[float]] = {"jokers": [], "trumps": [], "troys": []}
     for run in range(runs):
-        doc = report.build(honest_counts(run, 240), {})
+        counts = honest_counts(run, 240)
+        doc = report.build(counts, {})
+        mine = report.build(counts, {}, player="ana")
         flagged += bool(doc["flagged"])
         singles["jokers"].append(float(row(doc, "murlan", "jokers", "seat:0")["p_value"]))  # type: ignore[arg-type]
         singles["trumps"].append(float(row(doc, "azi/27/3", "trumps", "pos:1")["p_value"]))  # type: ignore[arg-type]
-        singles["troys"].append(float(row(doc, "hazari", "troys", "player:ana")["p_value"]))  # type: ignore[arg-type]
+        singles["troys"].append(float(row(mine, "hazari", "troys", "player:ana")["p_value"]))  # type: ignore[arg-type]
     # At most ALPHA of honest reports flag anything: 60 runs, P(> 3 flagged) < 0.3%.
     assert flagged <= 3, flagged
     for feature, ps in singles.items():
