@@ -128,29 +128,59 @@ def analyse(counts: Mapping[str, int]) -> Analysis:
     return Analysis(hists, fits, adjusted, sorted(fits, key=_order))
 
 
-_CACHE: dict[str, tuple[tuple[int, ...], Analysis]] = {}
+_CACHE: dict[int, tuple[tuple[int, ...], Analysis]] = {}
+"""The latest analysis per Redis client (one per process in a deployment)."""
 _CACHE_LOCK = threading.Lock()
+_REFRESHING = threading.Event()
 
 
-def cached_report(redis: Any, player: str | None = None, game: str | None = None) -> dict[str, Any]:
-    """The report from the projection on ``redis``, analysed again only when
-    the projection has changed (a game counted, a rebuild)."""
+def _refresh(redis: Any, stamp: tuple[int, ...]) -> Analysis:
+    from . import projection
+
+    counts, _ = projection.read(redis)  # as new as the stamp or newer: analysed again next time
+    analysis = analyse(counts)
+    with _CACHE_LOCK:
+        _CACHE[id(redis)] = (stamp, analysis)
+    return analysis
+
+
+def _refresh_in_background(redis: Any, stamp: tuple[int, ...]) -> None:
+    if _REFRESHING.is_set():
+        return
+    _REFRESHING.set()
+
+    def run() -> None:
+        try:
+            _refresh(redis, stamp)
+        finally:
+            _REFRESHING.clear()
+
+    threading.Thread(target=run, name="fairness-report", daemon=True).start()
+
+
+def cached_report(
+    redis: Any, player: str | None = None, game: str | None = None, wait: bool = False
+) -> dict[str, Any]:
+    """The report from the projection on ``redis``.
+
+    The analysis is kept in memory. When the projection has changed since
+    (a game counted, a rebuild), the kept analysis answers at once while a
+    new one is made in the background (``wait`` makes it now instead); the
+    report's ``games`` and ``deals`` always say which counts it covers."""
     from . import projection
 
     meta = projection.read_meta(redis)
-    stamp = (meta.get("games", 0), meta.get("deals", 0), meta.get("epoch", 0))
+    stamp: tuple[int, ...] = (meta.get("games", 0), meta.get("deals", 0), meta.get("epoch", 0))
     with _CACHE_LOCK:
-        hit = _CACHE.get("report")
-    if hit is not None and hit[0] == stamp:
-        analysis = hit[1]
+        hit = _CACHE.get(id(redis))
+    if hit is None or (wait and hit[0] != stamp):
+        covered, analysis = stamp, _refresh(redis, stamp)
     else:
-        counts, _ = projection.read(
-            redis
-        )  # as new as the stamp, or newer: analysed again next time
-        analysis = analyse(counts)
-        with _CACHE_LOCK:
-            _CACHE["report"] = (stamp, analysis)
-    return build_from(analysis, meta, player=player, game=game)
+        covered, analysis = hit
+        if covered != stamp:
+            _refresh_in_background(redis, stamp)
+    totals = {"games": covered[0], "deals": covered[1]}
+    return build_from(analysis, totals, player=player, game=game)
 
 
 def build(

@@ -105,7 +105,18 @@ def test_the_report_endpoint(played: tuple[Stack, list[dict[str, Any]]]) -> None
     body = FairnessReport.model_validate(res.get_json())
     assert body.games == len(GAMES)
     rows = [g for t in body.tables for f in t.features for g in f.groups]
-    assert body.tests == sum(g.p_value is not None for g in rows)
+    tested = sum(g.p_value is not None for g in rows)
+    for name in ("bot-1", "bot-2", "bot-3", "bot-4"):
+        mine = FairnessReport.model_validate(
+            client.get(f"/fairness/report?player={name}").get_json()
+        )
+        tested += sum(
+            g.p_value is not None and g.group != "all"
+            for t in mine.tables
+            for f in t.features
+            for g in f.groups
+        )
+    assert body.tests == tested  # every row with a p-value is in the correction
     assert not body.flagged and all(not g.flagged for g in rows)
     murlan = next(t for t in body.tables if t.table == "murlan")
     jokers = next(f for f in murlan.features if f.feature == "jokers")
@@ -155,3 +166,21 @@ def test_the_command_prints_the_report_over_replay_files(
     doc = json.loads(capsys.readouterr().out)
     assert {t["table"] for t in doc["tables"]} == {"azi/27/3", "azi/36/4"}
     assert doc["format"] == report.FORMAT
+
+
+# Last in this file: it adds a game to the module's projection.
+def test_a_newly_counted_game_reaches_the_report(
+    played: tuple[Stack, list[dict[str, Any]]],
+) -> None:
+    import time
+
+    stack, _ = played
+    redis = stack.runtime.redis
+    before = report.cached_report(redis, wait=True)["games"]
+    fields = {"d:0": json.dumps(["murlan|jokers|seat:0|hg:54:2:14:0|1"])}
+    assert projection.merge(redis, "extra-game", fields)
+    deadline = time.monotonic() + 10
+    while report.cached_report(redis)["games"] != before + 1:  # answered at once, refreshed behind
+        assert time.monotonic() < deadline, "the report never caught up"
+        time.sleep(0.02)
+    assert report.cached_report(redis, wait=True)["games"] == before + 1
