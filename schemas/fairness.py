@@ -44,6 +44,7 @@ class FairnessGroup(_Out):
     mean_expected: float
     difference: float = Field(description="Mean observed minus mean expected, per hand.")
     difference_ci95: list[float] = Field(description="95% interval of the difference.")
+    sd_expected: float = Field(description="Spread of one hand's value under a fair deal.")
     verdict: str
 
 

@@ -298,6 +298,7 @@ def _row(feature: str, group: str, f: Fit, p_adj: float | None, flagged: bool) -
         "mean_expected": round(f.mean_expected, 5),
         "difference": round(f.effect, 5),
         "difference_ci95": [round(f.effect_ci[0], 5), round(f.effect_ci[1], 5)],
+        "sd_expected": round(f.sd_expected, 5),
     }
     if feature in DESCRIPTIVE:
         row["share"] = [
@@ -310,10 +311,9 @@ def _row(feature: str, group: str, f: Fit, p_adj: float | None, flagged: bool) -
         )
         return row
     if group == "all" and feature not in PER_DEAL:
+        # the hands of one deal share one deck: shown here, tested per seat, position, player
         row["verdict"] = (
-            f"Every hand: {f.mean_observed:.3f} per hand against {f.mean_expected:.3f} "
-            "expected. The hands of one deal share one deck, so this row is shown, "
-            "and tested seat by seat, position by position and player by player."
+            f"Every hand: {f.mean_observed:.3f} per hand against {f.mean_expected:.3f} expected."
         )
         return row
     row["verdict"] = _verdict(feature, group, f, p_adj, flagged)

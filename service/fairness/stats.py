@@ -56,6 +56,8 @@ class Fit:
     mean_expected: float
     effect: float
     effect_ci: tuple[float, float]
+    sd_expected: float
+    """The spread of one hand's value under a fair deal (for scales and effect sizes)."""
     p_value: float | None = None
 
 
@@ -135,6 +137,7 @@ def fit(hist: Histogram) -> Fit:
         mean_exp,
         effect,
         (effect - half, effect + half),
+        math.sqrt(var_exp / n) if n else 0.0,
     )
 
 

@@ -61,11 +61,16 @@ function forest(rows, labelOf) {
   svg.append(s('text', { x: mid, y: height - 4, class: 'tick', 'text-anchor': 'middle' }, 'fair deal'));
   svg.append(s('text', { x: left, y: height - 4, class: 'tick' }, 'fewer'));
   svg.append(s('text', { x: width - right, y: height - 4, class: 'tick', 'text-anchor': 'end' }, 'more'));
+  // One scale for every line: differences in units of a fair hand's spread,
+  // so lines of different features compare; intervals longer than the scale are clipped.
+  const unit = (row) => row.sd_expected || 1;
+  const reach = Math.min(3, Math.max(0.5, ...rows.map((r) => Math.max(Math.abs(r.difference_ci95[0]), Math.abs(r.difference_ci95[1])) / unit(r))));
+  svg.append(s('text', { x: mid + half, y: height - 18, class: 'tick', 'text-anchor': 'end' }, `+${reach.toFixed(1)} sd`));
   rows.forEach((row, i) => {
     const cy = rowH * i + rowH / 2;
     const [lo, hi] = row.difference_ci95;
-    const scale = Math.max(Math.abs(lo), Math.abs(hi), Math.abs(row.difference), 1e-9);
-    const x = (d) => mid + (d / scale) * half;
+    const clip = (v) => Math.max(-reach, Math.min(reach, v));
+    const x = (d) => mid + (clip(d / unit(row)) / reach) * half;
     svg.append(s('text', { x: 4, y: cy + 4, class: 'label' }, labelOf(row)));
     if (row.statistic !== null || row.hands > 0) {
       svg.append(s('line', { x1: x(lo), x2: x(hi), y1: cy, y2: cy, class: row.flagged ? 'ci ci-bad' : 'ci' }));
@@ -89,7 +94,7 @@ function groupTable(feature) {
 
 function featureCard(feature) {
   const all = feature.groups.find((g) => g.group === 'all');
-  const badge = feature.descriptive ? 'info' : feature.groups.some((g) => g.flagged) ? 'bad' : feature.groups.every((g) => g.statistic === null) ? 'info' : 'ok';
+  const badge = feature.descriptive ? 'info' : feature.flagged ? 'bad' : feature.groups.every((g) => g.p_value === null) ? 'info' : 'ok';
   const others = feature.groups.filter((g) => g.group !== 'all' && g.hands > 0);
   return h('article', { className: 'feature' },
     h('h4', {}, feature.title),
