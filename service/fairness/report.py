@@ -326,12 +326,20 @@ def _verdict(feature: str, group: str, f: Fit, p_adj: float | None, flagged: boo
     if f.statistic is None:
         return f"Not enough hands yet for {who} to say anything."
     lo, hi = f.effect_ci
+    p_adj = 1.0 if p_adj is None else p_adj
     band = f"{f.mean_observed:.3f} per hand against {f.mean_expected:.3f} expected"
     if flagged:
         more = "more" if f.effect > 0 else "fewer"
         return (
             f"Unusual: {who} got {more} {what} than a fair deal gives ({band}; "
             f"adjusted p = {p_adj:.2g}). This is worth looking into."
+        )
+    if lo > 0 or hi < 0:
+        side = "above" if f.effect > 0 else "below"
+        return (
+            f"So far {side} a fair deal's average ({band}; difference {f.effect:+.3f}, 95% "
+            f"interval {lo:+.3f} to {hi:+.3f}), but not beyond what chance gives across all "
+            f"the report's tests (adjusted p = {p_adj:.2g}): no sign of unfairness yet."
         )
     return (
         f"Consistent with a fair deal: {band} "

@@ -52,7 +52,7 @@ function histogram(group, title) {
 
 /** One line per row: the difference from a fair deal and its 95% interval. */
 function forest(rows, labelOf) {
-  const width = 560, rowH = 26, left = 230, right = 16;
+  const width = 480, rowH = 28, left = 210, right = 12;
   const height = rowH * rows.length + 24;
   const mid = left + (width - left - right) / 2;
   const half = (width - left - right) / 2 - 4;
