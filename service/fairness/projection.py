@@ -114,6 +114,7 @@ def record(redis: Any, game_id: str, events: Sequence[HasEvent], state: table.Ga
     if counted(state):
         raw_fields = cast(dict[bytes, bytes], redis.hgetall(key))
         merge(redis, game_id, {k.decode(): v.decode() for k, v in raw_fields.items()})
+        redis.delete(key)  # counted (now or before): the game's own notes are done with
 
 
 def merge(

@@ -55,6 +55,8 @@ def test_the_workers_count_every_finished_game(played: tuple[Stack, list[dict[st
     assert meta == {"games": len(GAMES), "deals": sum(len(d["deals"]) for d in docs)}
     tables = {f.split("|")[0] for f in counts}
     assert tables == {"murlan", "azi/27/3", "azi/36/4", "hazari"}
+    for doc in docs:  # each game's own notes are gone once it is counted
+        assert not stack.runtime.redis.exists(projection.pending_key(doc["game_id"]))
 
 
 def test_the_rebuilt_projection_equals_the_live_one(
