@@ -170,7 +170,7 @@ def test_the_command_prints_the_report_over_replay_files(
     assert doc["format"] == report.FORMAT
 
 
-# Last in this file: it adds a game to the module's projection.
+# After every test that reads the module's projection: it adds a game to it.
 def test_a_newly_counted_game_reaches_the_report(
     played: tuple[Stack, list[dict[str, Any]]],
 ) -> None:
@@ -186,3 +186,23 @@ def test_a_newly_counted_game_reaches_the_report(
         assert time.monotonic() < deadline, "the report never caught up"
         time.sleep(0.02)
     assert report.cached_report(redis, wait=True)["games"] == before + 1
+
+
+def test_counting_on_either_redis(
+    played: tuple[Stack, list[dict[str, Any]]], redis_client: Any
+) -> None:
+    """The notes and the atomic merge behave the same on fakeredis and Redis,
+    event by event as the workers fold them, and a second count adds nothing."""
+    from service.engines import game as table
+    from service.replay import events_from_replay
+
+    _, docs = played
+    for doc in docs:
+        events = events_from_replay(doc)
+        state = None
+        for i, rec in enumerate(events):
+            state = table.apply(state, rec.event)
+            projection.record(redis_client, doc["game_id"], events[i : i + 1], state)
+        assert state is not None
+        projection.record(redis_client, doc["game_id"], events[-1:], state)  # a retried job
+    assert projection.read(redis_client) == projection.from_replays(docs)
