@@ -53,25 +53,28 @@ function histogram(group, title) {
 /** One line per row: the difference from a fair deal and its 95% interval. */
 function forest(rows, labelOf) {
   const width = 480, rowH = 28, left = 210, right = 12;
-  const height = rowH * rows.length + 24;
+  const height = rowH * rows.length + 40;
   const mid = left + (width - left - right) / 2;
   const half = (width - left - right) / 2 - 4;
   const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart forest', role: 'img', 'aria-label': 'Differences from a fair deal with 95% intervals' });
-  svg.append(s('line', { x1: mid, x2: mid, y1: 0, y2: height - 18, class: 'axis' }));
-  svg.append(s('text', { x: mid, y: height - 4, class: 'tick', 'text-anchor': 'middle' }, 'fair deal'));
-  svg.append(s('text', { x: left, y: height - 4, class: 'tick' }, 'fewer'));
-  svg.append(s('text', { x: width - right, y: height - 4, class: 'tick', 'text-anchor': 'end' }, 'more'));
+  svg.append(s('line', { x1: mid, x2: mid, y1: 0, y2: height - 34, class: 'axis' }));
+  svg.append(s('text', { x: mid, y: height - 20, class: 'tick', 'text-anchor': 'middle' }, 'fair deal'));
+  svg.append(s('text', { x: left, y: height - 20, class: 'tick' }, 'fewer'));
   // One scale for every line: differences in units of a fair hand's spread,
   // so lines of different features compare; intervals longer than the scale are clipped.
   const unit = (row) => row.sd_expected || 1;
   const reach = Math.min(3, Math.max(0.5, ...rows.map((r) => Math.max(Math.abs(r.difference_ci95[0]), Math.abs(r.difference_ci95[1])) / unit(r))));
-  svg.append(s('text', { x: mid + half, y: height - 18, class: 'tick', 'text-anchor': 'end' }, `+${reach.toFixed(1)} sd`));
+  svg.append(s('text', { x: width - right, y: height - 20, class: 'tick', 'text-anchor': 'end' }, 'more'));
+  svg.append(s('text', { x: width - right, y: height - 4, class: 'tick', 'text-anchor': 'end' }, `each edge: ${reach.toFixed(1)} sd from a fair deal`));
   rows.forEach((row, i) => {
     const cy = rowH * i + rowH / 2;
     const [lo, hi] = row.difference_ci95;
     const clip = (v) => Math.max(-reach, Math.min(reach, v));
     const x = (d) => mid + (clip(d / unit(row)) / reach) * half;
-    svg.append(s('text', { x: 4, y: cy + 4, class: 'label' }, labelOf(row)));
+    const label = labelOf(row);
+    const text = s('text', { x: 4, y: cy + 4, class: 'label' }, label.length > 34 ? label.slice(0, 33) + '…' : label);
+    text.append(s('title', {}, label));
+    svg.append(text);
     if (row.statistic !== null || row.hands > 0) {
       svg.append(s('line', { x1: x(lo), x2: x(hi), y1: cy, y2: cy, class: row.flagged ? 'ci ci-bad' : 'ci' }));
       const dot = s('circle', { cx: x(row.difference), cy, r: 5, class: row.flagged ? 'dot dot-bad' : 'dot' });
