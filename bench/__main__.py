@@ -9,6 +9,7 @@ BENCHES = (
     "bench.bench_hazari",
     "bench.bench_murlan",
     "bench.bench_azi",
+    "bench.bench_fairness",
     "bench.bench_store",
     "bench.bench_api",
     "bench.bench_workers",

@@ -77,6 +77,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("import", help="load a game's JSON Lines export into the store")
     p.add_argument("file")
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser(
+        "fairness", help="the fairness report over the store or over replay documents"
+    )
+    p.add_argument("replays", nargs="*", help="replay JSON files (default: the store)")
+    p.add_argument("--rebuild", action="store_true", help="recount the store's finished games")
+    p.add_argument("--player", default=None, help="only everyone's rows and this player's")
+    p.add_argument("--game", choices=("hazari", "azi", "murlan"), default=None)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_fairness)
     return parser
 
 
@@ -230,6 +240,27 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     game_id = import_jsonl(_store(), Path(args.file).read_text())
     print(f"cardroom import: imported game {game_id}")
+    return 0
+
+
+def cmd_fairness(args: argparse.Namespace) -> int:
+    from .fairness import projection, report
+
+    if args.replays:
+        try:
+            docs = [_read_json(path) for path in args.replays]
+        except (OSError, ValueError) as exc:
+            print(f"cardroom fairness: cannot read a replay: {exc}", file=sys.stderr)
+            return 2
+        counts, meta = projection.from_replays(docs)
+    else:
+        store = _store()
+        if args.rebuild:
+            done = projection.rebuild(store)
+            print(f"cardroom fairness: rebuilt from {done['games']} games, {done['deals']} deals")
+        counts, meta = projection.read(store.redis)
+    doc = report.build(counts, meta, player=args.player, game=args.game)
+    print(json.dumps(doc, indent=2) if args.json else report.render_text(doc))
     return 0
 
 

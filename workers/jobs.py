@@ -21,6 +21,7 @@ from typing import Any, Final, cast
 from service.coalesce import now_ms
 from service.engines import game as table
 from service.engines.base import JSON, RuleError
+from service.fairness import projection as fairness
 from service.store import (
     DEFAULT_CACHE,
     EventStore,
@@ -169,6 +170,7 @@ def project_with_starts(game_id: str) -> tuple[table.Game, dict[int, int]]:
     for field, amount in ledger.items():
         pipe.hsetnx(keys.ledger(game_id), field, amount)
     pipe.execute()
+    fairness.record(redis, game_id, tail, state)
     store.save_snapshot(game_id, state)
     for field in cleared:
         marks.pop(field, None)

@@ -21,7 +21,7 @@ from service.runtime import Runtime
 from service.store import EventStore
 from service.web import bp as web_pages
 
-from . import errors, events, floor, games, meta, moves, replays, seats
+from . import errors, events, fairness, floor, games, meta, moves, replays, seats
 from .followups import deferred, init_followups
 from .limits import init_cors, init_limits
 from .streamcaps import StreamSlots
@@ -67,7 +67,15 @@ def create_app(
         app.register_blueprint(events.bp)
         app.register_blueprint(meta.bp)
     else:
-        for blueprint in (games.bp, seats.bp, moves.bp, events.bp, replays.bp, meta.bp):
+        for blueprint in (
+            games.bp,
+            seats.bp,
+            moves.bp,
+            events.bp,
+            replays.bp,
+            fairness.bp,
+            meta.bp,
+        ):
             app.register_blueprint(blueprint)
         app.register_blueprint(web_pages)
     if app.config["BENCH_FLOOR"]:

@@ -16,7 +16,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from schemas import api
+from schemas import api, fairness
 
 REF: Final = "#/components/schemas/{model}"
 PROBLEM_TYPE: Final = "application/problem+json"
@@ -151,6 +151,20 @@ OPS: Final = (
         200,
         api.Verification,
         (404, 429),
+    ),
+    Op(
+        "get",
+        "/fairness/report",
+        "The fairness report",
+        "Every feature of the finished games' deals (jokers, trumps, troys...) per seat, per "
+        "position from the dealer and per player, against its exact expected distribution: "
+        "chi-square p-values, Benjamini-Hochberg adjusted, differences with 95% intervals. "
+        "Hands count once their game has ended and its seed is public.",
+        "fairness",
+        200,
+        fairness.FairnessReport,
+        (422, 429),
+        query=fairness.FairnessQuery,
     ),
     Op(
         "get",

@@ -130,3 +130,9 @@ def rate_address(budget: str, address: str) -> str:
     hashed, so any address (IPv6 included) is a safe hash tag of its own."""
     digest = hashlib.sha256(address.encode()).hexdigest()[:24]
     return f"{PREFIX}:{{rate:{digest}}}:{_name(budget)}"
+
+
+def fairness_notes(game_id: str) -> str:
+    """The fairness features of the game's deals, kept until the game is
+    counted in the public report (never served)."""
+    return _game_key(game_id, "fairness")

@@ -104,16 +104,6 @@ def fairness_text() -> str:
 
 @bp.get("/fairness")
 def fairness() -> Response:
-    """How to check a shuffle yourself, as preformatted text."""
-    body = (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<link rel="icon" href="data:,">'
-        '<link rel="stylesheet" href="/web/static/style.css">'
-        "<title>How to verify a shuffle · cardroom</title></head><body>"
-        '<header class="top"><a class="brand" href="/">cardroom</a>'
-        '<nav><a href="/">Lobby</a> <a href="/docs">API docs</a></nav></header>'
-        '<main class="doc"><pre class="doc-text">'
-        f"{escape(fairness_text())}</pre></main></body></html>"
-    )
-    return _html(body)
+    """The fairness report as figures, "my luck", and how to check a shuffle yourself."""
+    page = _page("fairness.html").replace("<!--FAIRNESS-DOC-->", escape(fairness_text()))
+    return _html(page)

@@ -1,0 +1,233 @@
+"""What each deal says about fairness: one :class:`Obs` per hand and feature.
+
+An observation names the table kind (the game and the options that change
+the deck or the hand), the feature, the group it counts for (a seat, a
+position relative to the dealer, a named player, or the whole table kind),
+the *context* that fixes its exact expected distribution (see
+:mod:`service.fairness.expectations`) and the observed value.
+
+Everything here is pure: a deal event (and the seat names) in, observations
+out. The projection (:mod:`service.fairness.projection`) counts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+RANK_ORDER: Final = "A23456789TJQKA"
+"""The sequence runs and straights are read in: the Ace low and high, no wrap."""
+RANKS: Final = "23456789TJQKA"
+AZI_RANKS: Final = "6789TJQKA"
+LONGEST_CAP: Final = 9
+"""Straights of 9 cards and longer share one category."""
+WINDOWS_CAP: Final = 4
+"""Four or more runs (or color runs) in one hand share one category."""
+
+
+@dataclass(frozen=True, slots=True)
+class Obs:
+    table: str
+    feature: str
+    group: str
+    context: str
+    value: int
+
+    def field(self) -> str:
+        return "|".join((self.table, self.feature, self.group, self.context, str(self.value)))
+
+    @classmethod
+    def parse(cls, field: str) -> Obs:
+        table, feature, group, context, value = field.split("|")
+        return cls(table, feature, group, context, int(value))
+
+
+def table_kind(game: str, options: dict[str, Any]) -> str:
+    """The game and the options that change what a hand holds."""
+    if game == "azi":
+        return f"azi/{int(options.get('deck', 27))}/{int(options.get('cards', 3))}"
+    return game
+
+
+def groups(seat: int, pos: int, name: str | None) -> list[str]:
+    out = ["all", f"seat:{seat}", f"pos:{pos}"]
+    if name:
+        out.append(f"player:{name}")
+    return out
+
+
+def _hg(total: int, marked: int, drawn: int, offset: int = 0) -> str:
+    """Context of a hypergeometric count (plus a fixed ``offset``)."""
+    return f"hg:{total}:{marked}:{drawn}:{offset}"
+
+
+# -- per-game features ----------------------------------------------------------------
+def rank_counts(hand: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for card in hand:
+        if card in ("BJ", "RJ"):
+            continue
+        counts[card[0]] = counts.get(card[0], 0) + 1
+    return counts
+
+
+def windows(present: set[str], width: int = 3) -> int:
+    """How many runs of ``width`` consecutive ranks (A-2-3 … Q-K-A) are all present."""
+    return sum(
+        all(RANK_ORDER[i + k] in present for k in range(width))
+        for i in range(len(RANK_ORDER) - width + 1)
+    )
+
+
+def longest_run(present: set[str]) -> int:
+    """The longest run of consecutive ranks in A-2-…-K-A (an Ace never at both ends)."""
+    best = run = 0
+    for rank in RANK_ORDER:
+        run = run + 1 if rank in present else 0
+        best = max(best, run)
+    return min(best, 13)
+
+
+def murlan_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
+    n = len(hand)
+    counts = rank_counts(hand)
+    return {
+        "jokers": (_hg(54, 2, n), sum(c in ("BJ", "RJ") for c in hand)),
+        "twos": (_hg(54, 4, n), counts.get("2", 0)),
+        "aces": (_hg(54, 4, n), counts.get("A", 0)),
+        "three_of_spades": (_hg(54, 1, n), int("3S" in hand)),
+        "quads": (f"quads:{n}:2", sum(v == 4 for v in counts.values())),
+        "longest_straight": (
+            f"straight:{n}:2",
+            min(longest_run(set(counts)), LONGEST_CAP),
+        ),
+    }
+
+
+def best_combo(hand: Sequence[str]) -> int:
+    """The type of the first group the auto-arranger makes of 13 Hazari cards
+    (1 indi, 2 pair, 3 color, 4 run, 5 color run, 6 troy): the best
+    combination a player leads with when the engine arranges for him."""
+    from service.engines.hazari.arrange import arrange
+    from service.engines.hazari.combos import combo_of, key
+
+    return int(combo_of(key(arrange(hand)[0])))
+
+
+def hazari_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
+    n = len(hand)
+    counts = rank_counts(hand)
+    color_runs = sum(windows({c[0] for c in hand if c[1] == suit}) for suit in "CDHS")
+    return {
+        "troys": (f"troys:{n}:0", sum(v >= 3 for v in counts.values())),
+        "color_runs": (f"colorruns:{n}", min(color_runs, WINDOWS_CAP)),
+        "runs": (f"runs:{n}:0", min(windows(set(counts)), WINDOWS_CAP)),
+        "pairs": (f"pairs:{n}:0", sum(v == 2 for v in counts.values())),
+        "best_combination": (f"sim:hazari_best:{n}", best_combo(hand)),
+    }
+
+
+def azi_features(
+    hand: Sequence[str], deck: int, trump_card: str, dealer: bool, cards: int, six_on_stage: bool
+) -> dict[str, tuple[str, int]]:
+    """A hand against the deck left once the trump card is known.
+
+    With ``cards: 3`` the trump card is out of play, so every hand is ``cards``
+    cards from the other ``deck - 1``; with ``cards: 4`` it is the dealer's
+    last card, so the dealer holds it plus 3 cards from the rest.
+    """
+    trump = trump_card[1]
+    rest = deck - 1
+    holds_trump_card = cards == 4 and dealer
+    drawn = cards - 1 if holds_trump_card else cards
+    free = [c for c in hand if not (holds_trump_card and c == trump_card)]
+    if holds_trump_card and len(free) == len(hand):  # not expected: be safe
+        free = list(hand[:-1])
+    ace_shown = trump_card[0] == "A"
+    aces_left = deck // 9 - int(ace_shown)
+    offset_trumps = int(holds_trump_card)
+    offset_aces = int(holds_trump_card and ace_shown)
+    out = {
+        "trumps": (
+            _hg(rest, 8, drawn, offset_trumps),
+            offset_trumps + sum(c[1] == trump for c in free),
+        ),
+        "aces": (
+            _hg(rest, aces_left, drawn, offset_aces),
+            offset_aces + sum(c[0] == "A" for c in free),
+        ),
+    }
+    if ace_shown and six_on_stage:
+        out["six_of_trumps"] = (_hg(rest, 1, drawn), int(f"6{trump}" in free))
+    return out
+
+
+# -- events to observations ------------------------------------------------------------
+def deal_observations(
+    game: str, options: dict[str, Any], event: Any, names: Sequence[str | None]
+) -> list[Obs]:
+    """The observations of one deal event (``Dealt`` or ``HandDealt``)."""
+    table = table_kind(game, options)
+    hands: Sequence[Sequence[str]] = event.hands
+    seats = len(hands)
+    dealer: int = event.dealer
+    out: list[Obs] = []
+    if game == "azi":
+        order = [(dealer + k) % seats for k in range(1, seats + 1)]
+        order = [s for s in order if hands[s]]
+        positions = {s: (i + 1) % len(order) for i, s in enumerate(order)}  # dealer: 0
+        deck = int(options.get("deck", 27))
+        cards = int(options.get("cards", 3))
+        six = bool(options.get("six_on_stage", True))
+        for seat in order:
+            feats = azi_features(hands[seat], deck, event.trump_card, seat == dealer, cards, six)
+            out += _obs(table, feats, groups(seat, positions[seat], _name(names, seat)))
+        rank = AZI_RANKS.index(event.trump_card[0])
+        dealer_groups = (
+            ["all", f"dealer:{_name(names, dealer)}"] if _name(names, dealer) else ["all"]
+        )
+        out += _obs(table, {"trump_card_rank": ("u:9", rank)}, dealer_groups)
+        return out
+    if game == "murlan":
+        first = dealer  # Murlan's ``dealer`` is the seat that gets the first card
+        for seat, hand in enumerate(hands):
+            pos = (seat - first) % seats
+            out += _obs(table, murlan_features(hand), groups(seat, pos, _name(names, seat)))
+        return out
+    if game == "hazari":
+        for seat, hand in enumerate(hands):
+            pos = (seat - dealer) % seats  # the dealer is 0, the first to get cards 1
+            out += _obs(table, hazari_features(hand), groups(seat, pos, _name(names, seat)))
+        return out
+    return out
+
+
+def _name(names: Sequence[str | None], seat: int) -> str | None:
+    name = names[seat] if seat < len(names) else None
+    if not name:
+        return None
+    return name.replace("|", "/")
+
+
+def _obs(table: str, feats: dict[str, tuple[str, int]], in_groups: list[str]) -> list[Obs]:
+    return [
+        Obs(table, feature, group, context, value)
+        for feature, (context, value) in feats.items()
+        for group in in_groups
+    ]
+
+
+def pot_observation(game: str, options: dict[str, Any], winner: int, deal: dict[str, Any]) -> Obs:
+    """Who won an Azi pot, by position from the dealer (descriptive, see the report)."""
+    order: list[int] = deal["order"]
+    pos = (order.index(winner) + 1) % len(order) if winner in order else -1
+    return Obs(table_kind(game, options), "pot_winner_position", "all", f"u:{len(order)}", pos)
+
+
+def deal_summary(event: Any) -> dict[str, Any]:
+    """What a later ``PotSettled`` needs to know of the deal it settles."""
+    hands = event.hands
+    seats = len(hands)
+    order = [(event.dealer + k) % seats for k in range(1, seats + 1)]
+    return {"dealer": event.dealer, "order": [s for s in order if hands[s]]}

@@ -1,0 +1,207 @@
+"""The fairness projection: counts of every feature, kept in Redis.
+
+When a deal is dealt the worker's projection calls :func:`record`, which
+stores that deal's observations under the game's own key (a hash next to
+its stream, never served). When the game has ended and its seed is public,
+the game's observations are added to the public counts in one atomic step,
+guarded by the set of games already counted, so running it twice (two
+workers, a retried job) counts a game once. Hands are thus only ever counted
+in public once anyone may see them. :func:`rebuild` recomputes the counts
+from the streams of all finished games.
+
+Keys (one hash tag, so the merge is one Lua script, also on a cluster):
+``cardroom:{fairness}:counts`` (field ``table|feature|group|context|value``
+→ hands), ``cardroom:{fairness}:games`` (ids counted) and
+``cardroom:{fairness}:meta`` (``games``, ``deals``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any, Final, Protocol, cast
+
+from service.engines import game as table
+from service.store import keys
+
+from .features import deal_observations, deal_summary, pot_observation
+
+COUNTS: Final = "cardroom:{fairness}:counts"
+GAMES: Final = "cardroom:{fairness}:games"
+META: Final = "cardroom:{fairness}:meta"
+PENDING_TTL_S: Final = 90 * 86_400
+"""A game's uncounted observations expire if it never ends (abandoned without a word)."""
+
+MERGE: Final = """
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('HINCRBY', KEYS[3], 'games', 1)
+redis.call('HINCRBY', KEYS[3], 'deals', ARGV[2])
+for i = 3, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
+return 1
+"""
+
+
+class HasEvent(Protocol):
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def event(self) -> Any: ...
+
+
+def pending_key(game_id: str) -> str:
+    return keys.fairness_notes(game_id)
+
+
+def _names(state: table.Game) -> list[str | None]:
+    return [None if s is None else s.name for s in state.seats]
+
+
+def observe(
+    state: table.Game, events: Iterable[HasEvent], last: dict[str, Any] | None = None
+) -> tuple[dict[str, str], dict[str, Any] | None]:
+    """Pending fields for ``events``: ``d:<deal>`` (a deal's observations),
+    ``p:<version>`` (an Azi pot's winner) and ``last`` (the latest deal)."""
+    fields: dict[str, str] = {}
+    names = _names(state)
+    for stored in events:
+        event = stored.event
+        if getattr(event, "is_deal", False):
+            obs = deal_observations(state.game, state.options, event, names)
+            fields[f"d:{event.deal}"] = json.dumps([o.field() for o in obs])
+            last = deal_summary(event)
+            fields["last"] = json.dumps(last)
+        elif event.type == "PotSettled" and last is not None:
+            obs1 = pot_observation(state.game, state.options, event.winner, last)
+            fields[f"p:{stored.version}"] = json.dumps([obs1.field()])
+    return fields, last
+
+
+def counted(state: table.Game) -> bool:
+    """A game's hands are public once it has ended and its seed is revealed."""
+    return state.over and state.server_seed is not None
+
+
+def tally(fields: dict[str, str]) -> tuple[Counter[str], int]:
+    """The counts of a game's pending fields, and its number of deals."""
+    counts: Counter[str] = Counter()
+    deals = 0
+    for name, raw in fields.items():
+        if name == "last":
+            continue
+        deals += name.startswith("d:")
+        counts.update(json.loads(raw))
+    return counts, deals
+
+
+def record(redis: Any, game_id: str, events: Sequence[HasEvent], state: table.Game) -> None:
+    """The worker's hook: note the deals among ``events`` (just folded into
+    ``state``) and, once the game's hands are public, count the game."""
+    last: dict[str, Any] | None = None
+    if any(e.event.type == "PotSettled" for e in events):
+        raw = redis.hget(pending_key(game_id), "last")
+        last = json.loads(raw) if raw else None
+    fields, _ = observe(state, events, last)
+    key = pending_key(game_id)
+    if fields:
+        pipe = redis.pipeline(transaction=False)
+        pipe.hset(key, mapping=fields)
+        pipe.expire(key, PENDING_TTL_S)
+        pipe.execute()
+    if counted(state):
+        raw_fields = cast(dict[bytes, bytes], redis.hgetall(key))
+        merge(redis, game_id, {k.decode(): v.decode() for k, v in raw_fields.items()})
+        redis.delete(key)  # counted (now or before): the game's own notes are done with
+
+
+def merge(
+    redis: Any, game_id: str, fields: dict[str, str], keys: Sequence[str] = (COUNTS, GAMES, META)
+) -> bool:
+    counts, deals = tally(fields)
+    args: list[Any] = [game_id, deals]
+    for name, n in sorted(counts.items()):
+        args += [name, n]
+    return bool(redis.eval(MERGE, 3, *keys, *args))
+
+
+def game_fields(state: table.Game, events: Sequence[HasEvent]) -> dict[str, str]:
+    """All pending fields of a game, from its whole stream (for rebuilds)."""
+    return observe(state, events)[0]
+
+
+def rebuild(store: Any, batch: int = 200) -> dict[str, int]:
+    """Recount every finished game from its events, then swap the counts in.
+
+    Run it as a maintenance step: a game that ends while it runs is counted
+    again by the next rebuild (its live merge may be overwritten by the swap).
+    """
+    redis = store.redis
+    tmp = tuple(f"{k}:rebuild" for k in (COUNTS, GAMES, META))
+    redis.delete(*tmp)
+    games = deals = 0
+    cursor: Any = None
+    while True:
+        items, cursor = store.list_games(status="ended", limit=batch, cursor=cursor)
+        for item in items:
+            events = store.read(item.game_id)
+            if not events:
+                continue
+            state = table.fold([e.event for e in events])
+            if not counted(state):
+                continue
+            fields = game_fields(state, events)
+            if merge(redis, item.game_id, fields, tmp):
+                games += 1
+                deals += tally(fields)[1]
+        if cursor is None:
+            break
+    pipe = redis.pipeline(transaction=False)
+    for src, dst in zip(tmp, (COUNTS, GAMES, META), strict=True):
+        pipe.delete(dst)
+        pipe.exists(src)
+    exists = pipe.execute()[1::2]
+    redis.hset(tmp[2], "epoch", int(time.time() * 1000))
+    exists[2] = True
+    pipe = redis.pipeline(transaction=False)
+    for (src, dst), there in zip(zip(tmp, (COUNTS, GAMES, META), strict=True), exists, strict=True):
+        if there:
+            pipe.rename(src, dst)
+    pipe.execute()
+    return {"games": games, "deals": deals}
+
+
+def read(redis: Any) -> tuple[dict[str, int], dict[str, int]]:
+    """The public counts and totals (``games``, ``deals``)."""
+    pipe = redis.pipeline(transaction=False)
+    pipe.hgetall(COUNTS)
+    pipe.hgetall(META)
+    counts_raw, meta_raw = pipe.execute()
+    counts = {k.decode(): int(v) for k, v in counts_raw.items()}
+    meta = {k.decode(): int(v) for k, v in meta_raw.items() if k != b"epoch"}
+    return counts, meta
+
+
+def read_meta(redis: Any) -> dict[str, int]:
+    """The totals alone: ``games``, ``deals`` and the rebuild ``epoch``."""
+    raw = cast(dict[bytes, bytes], redis.hgetall(META))
+    return {k.decode(): int(v) for k, v in raw.items()}
+
+
+def from_replays(docs: Iterable[Any]) -> tuple[dict[str, int], dict[str, int]]:
+    """Counts over replay documents (``cardroom fairness --replays``), no Redis."""
+    from service.replay import events_from_replay
+
+    total: Counter[str] = Counter()
+    games = deals = 0
+    for doc in docs:
+        events = events_from_replay(doc)
+        state = table.fold([e.event for e in events])
+        if not counted(state):
+            continue
+        c, d = tally(game_fields(state, events))
+        total.update(c)
+        games += 1
+        deals += d
+    return dict(total), {"games": games, "deals": deals}

@@ -1,0 +1,164 @@
+// The fairness page: the report as figures (inline SVG), verdicts and "my luck".
+import { $, fill, h } from './dom.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+function s(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return node;
+}
+
+const fmt = (x, digits = 3) => (x === null || x === undefined ? '–' : Number(x).toFixed(digits));
+const fmtP = (p) => (p === null || p === undefined ? 'too few hands' : p < 0.001 ? '< 0.001' : p.toFixed(3));
+const signed = (x) => (x >= 0 ? '+' : '') + fmt(x);
+
+async function getReport(params = {}) {
+  const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v)).toString();
+  const res = await fetch('/fairness/report' + (query ? '?' + query : ''), { headers: { Accept: 'application/json' } });
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.detail || body.title || `HTTP ${res.status}`);
+  return body;
+}
+
+/** Bars: share of hands with each value, observed (solid) against expected (outline). */
+function histogram(group, title) {
+  const width = 320, height = 150, left = 34, bottom = 24, top = 8;
+  const n = group.hands || 1;
+  const obs = group.observed.map((c) => c / n);
+  const exp = group.expected.map((e) => e / n);
+  const max = Math.max(0.05, ...obs, ...exp);
+  const k = group.values.length;
+  const slot = (width - left - 4) / k;
+  const y = (p) => top + (height - top - bottom) * (1 - p / max);
+  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': title });
+  svg.append(s('title', {}, title));
+  svg.append(s('line', { x1: left, x2: width, y1: y(0), y2: y(0), class: 'axis' }));
+  svg.append(s('text', { x: left - 4, y: y(max) + 4, class: 'tick', 'text-anchor': 'end' }, `${Math.round(max * 100)}%`));
+  svg.append(s('text', { x: left - 4, y: y(0), class: 'tick', 'text-anchor': 'end' }, '0'));
+  group.values.forEach((v, i) => {
+    const x = left + i * slot;
+    const bw = Math.max(2, slot * 0.6);
+    const bx = x + (slot - bw) / 2;
+    const bar = s('rect', { x: bx, y: y(obs[i]), width: bw, height: y(0) - y(obs[i]), class: 'bar-obs' });
+    bar.append(s('title', {}, `${v}: ${group.observed[i]} hands observed, ${fmt(group.expected[i], 1)} expected`));
+    svg.append(bar);
+    svg.append(s('rect', { x: bx - 2, y: y(exp[i]), width: bw + 4, height: y(0) - y(exp[i]), class: 'bar-exp' }));
+    svg.append(s('text', { x: x + slot / 2, y: height - 8, class: 'tick', 'text-anchor': 'middle' }, v));
+  });
+  return svg;
+}
+
+/** One line per row: the difference from a fair deal and its 95% interval. */
+function forest(rows, labelOf) {
+  const width = 480, rowH = 28, left = 210, right = 12;
+  const height = rowH * rows.length + 40;
+  const mid = left + (width - left - right) / 2;
+  const half = (width - left - right) / 2 - 4;
+  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart forest', role: 'img', 'aria-label': 'Differences from a fair deal with 95% intervals' });
+  svg.append(s('line', { x1: mid, x2: mid, y1: 0, y2: height - 34, class: 'axis' }));
+  svg.append(s('text', { x: mid, y: height - 20, class: 'tick', 'text-anchor': 'middle' }, 'fair deal'));
+  svg.append(s('text', { x: left, y: height - 20, class: 'tick' }, 'fewer'));
+  // One scale for every line: differences in units of a fair hand's spread,
+  // so lines of different features compare; intervals longer than the scale are clipped.
+  const unit = (row) => row.sd_expected || 1;
+  const reach = Math.min(3, Math.max(0.5, ...rows.map((r) => Math.max(Math.abs(r.difference_ci95[0]), Math.abs(r.difference_ci95[1])) / unit(r))));
+  svg.append(s('text', { x: width - right, y: height - 20, class: 'tick', 'text-anchor': 'end' }, 'more'));
+  svg.append(s('text', { x: width - right, y: height - 4, class: 'tick', 'text-anchor': 'end' }, `each edge: ${reach.toFixed(1)} sd from a fair deal`));
+  rows.forEach((row, i) => {
+    const cy = rowH * i + rowH / 2;
+    const [lo, hi] = row.difference_ci95;
+    const clip = (v) => Math.max(-reach, Math.min(reach, v));
+    const x = (d) => mid + (clip(d / unit(row)) / reach) * half;
+    const label = labelOf(row);
+    const text = s('text', { x: 4, y: cy + 4, class: 'label' }, label.length > 34 ? label.slice(0, 33) + '…' : label);
+    text.append(s('title', {}, label));
+    svg.append(text);
+    if (row.statistic !== null || row.hands > 0) {
+      svg.append(s('line', { x1: x(lo), x2: x(hi), y1: cy, y2: cy, class: row.flagged ? 'ci ci-bad' : 'ci' }));
+      const dot = s('circle', { cx: x(row.difference), cy, r: 5, class: row.flagged ? 'dot dot-bad' : 'dot' });
+      dot.append(s('title', {}, `${signed(row.difference)} per hand (95% interval ${signed(lo)} to ${signed(hi)}), ${row.hands} hands`));
+      svg.append(dot);
+    }
+  });
+  return svg;
+}
+
+function groupTable(feature) {
+  return h('table', { className: 'list fair-rows' },
+    h('thead', {}, h('tr', {},
+      ['Who', 'Hands', 'Average', 'Fair deal', 'Difference (95%)', 'Adjusted p', 'Verdict'].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', {}, feature.groups.map((g) => h('tr', { className: g.flagged ? 'flagged' : '' },
+      h('td', {}, g.label), h('td', {}, g.hands), h('td', {}, fmt(g.mean_observed)), h('td', {}, fmt(g.mean_expected)),
+      h('td', {}, `${signed(g.difference)} (${signed(g.difference_ci95[0])} … ${signed(g.difference_ci95[1])})`),
+      h('td', {}, feature.descriptive ? '–' : fmtP(g.p_adjusted)), h('td', {}, g.verdict)))));
+}
+
+function featureCard(feature) {
+  const all = feature.groups.find((g) => g.group === 'all');
+  const badge = feature.descriptive ? 'info' : feature.flagged ? 'bad' : feature.groups.every((g) => g.p_value === null) ? 'info' : 'ok';
+  const others = feature.groups.filter((g) => g.group !== 'all' && g.hands > 0);
+  return h('article', { className: 'feature' },
+    h('h4', {}, feature.title),
+    h('p', { className: `badge badge-${badge}` }, feature.verdict),
+    all ? histogram(all, `${feature.title}: share of hands, observed (filled) and fair deal (outline)`) : null,
+    all ? h('p', { className: 'hint' }, all.verdict) : null,
+    h('p', { className: 'hint' }, `Expectation: ${feature.expectation}` +
+      (feature.expectation_error ? ` (standard error at most ${fmt(feature.expectation_error, 4)})` : '') + '.'),
+    others.length ? h('details', {}, h('summary', {}, `By seat, position and player (${others.length})`),
+      forest(others, (g) => `${g.label} (${g.hands})`), groupTable({ ...feature, groups: feature.groups })) : null);
+}
+
+function renderTables(report) {
+  const container = $('#tables');
+  if (!report.tables.length) {
+    fill(container, h('section', { className: 'panel' }, h('p', {}, 'No finished games yet: the report fills as games end.')));
+    return;
+  }
+  fill(container, report.tables.map((t) => h('section', { className: 'panel', 'aria-label': t.title },
+    h('h2', {}, t.title), h('p', { className: 'hint' }, `${t.hands} hands counted.`),
+    h('div', { className: 'features' }, t.features.map(featureCard)))));
+}
+
+function renderLuck(report, name) {
+  const rows = [];
+  for (const t of report.tables) {
+    for (const f of t.features) {
+      if (f.descriptive) continue;
+      for (const g of f.groups) if (g.group === `player:${name}`) rows.push({ ...g, what: `${t.title.split(' (')[0].split(',')[0]}: ${f.title.split(' (')[0]}` });
+    }
+  }
+  if (!rows.length) {
+    fill($('#luck'), h('p', {}, `No finished hands of a player named “${name}” yet.`));
+    return;
+  }
+  fill($('#luck'), forest(rows, (r) => `${r.what} (${r.hands})`),
+    h('ul', { className: 'luck-verdicts' }, rows.map((r) => h('li', {}, `${r.what}: ${r.verdict}`))));
+}
+
+async function main() {
+  try {
+    const report = await getReport();
+    $('#verdict').textContent = report.verdict;
+    $('#verdict').className = `verdict ${report.flagged.length ? 'badge-bad' : 'badge-ok'}`;
+    $('#totals').textContent = `${report.games} finished games, ${report.deals} deals, ${report.tests} tests ` +
+      `(${report.test}; ${report.correction}, flagged below ${report.alpha}).`;
+    renderTables(report);
+  } catch (err) {
+    $('#verdict').textContent = `The report could not be loaded: ${err.message}`;
+  }
+  $('#luck-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const name = $('#luck-name').value.trim();
+    $('#luck-error').textContent = '';
+    if (!name) return;
+    try {
+      renderLuck(await getReport({ player: name }), name);
+    } catch (err) {
+      $('#luck-error').textContent = err.message;
+    }
+  });
+}
+
+main();

@@ -1,0 +1,51 @@
+"""The fairness page in a browser: the report drawn, my luck, the how-to."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .helpers import Site, wait_for
+
+pytestmark = pytest.mark.browser
+
+
+def finish_bot_game(site: Site, game: str, seats: int | None = None) -> str:
+    body: dict[str, object] = {"game": game}
+    if seats is not None:
+        body.update(seats=seats, options={"buy_in": 40, "ante": 10, "min_bet": 10})
+    counted = site.api("GET", "/fairness/report")["games"]
+    created = site.api("POST", "/games", json=body)
+    for i in range(created["seats"]):
+        site.api(
+            "POST", f"/games/{created['game_id']}/seats", json={"name": f"luck-{i}", "bot": True}
+        )
+    wait_for(
+        f"{game} game {created['game_id']} to be counted",
+        lambda: site.api("GET", "/fairness/report")["games"] > counted,
+        timeout_s=120,
+    )
+    return str(created["game_id"])
+
+
+def test_the_fairness_page_draws_the_report(page: Page, site: Site) -> None:
+    finish_bot_game(site, "murlan")
+    finish_bot_game(site, "azi", seats=3)
+    page.goto("/fairness")
+    expect(page.locator("#verdict")).to_contain_text("fair deal")
+    expect(page.locator("#totals")).to_contain_text("finished games")
+    expect(page.locator("svg.chart").first).to_be_visible()
+    expect(page.get_by_role("heading", name="Jokers in hand")).to_be_visible()
+    expect(page.locator("#pvalue-h")).to_have_text("What a p-value means here")
+    expect(page.locator("#verify pre")).to_contain_text("cardroom-shuffle-v1")
+    page.locator("#luck-name").fill("luck-1")
+    page.get_by_role("button", name="Show my hands").click()
+    expect(page.locator("#luck svg.forest")).to_be_visible()
+    expect(page.locator("#luck")).to_contain_text("Murlan: Jokers in hand")
+    site.shot(page, "fairness-report")
+    page.set_viewport_size({"width": 390, "height": 844})
+    site.shot(page, "fairness-report-phone")
+
+    page.locator("#luck-name").fill("nobody-here")
+    page.get_by_role("button", name="Show my hands").click()
+    expect(page.locator("#luck")).to_contain_text("No finished hands")

@@ -1,0 +1,141 @@
+"""The expected distributions against brute-force enumeration and closed forms."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+from service.engines.cards import canonical_deck
+from service.engines.hazari.arrange import arrange
+from service.engines.hazari.combos import combo_of, key
+from service.fairness import expectations
+from service.fairness.expectations import pmf, simulated_error
+from service.fairness.features import (
+    azi_features,
+    best_combo,
+    longest_run,
+    murlan_features,
+    rank_counts,
+    windows,
+)
+
+DECK54 = [str(c) for c in canonical_deck(54)]
+DECK52 = DECK54[:52]
+
+
+def brute(deck: list[str], n: int, feature: object) -> dict[int, float]:
+    counts: Counter[int] = Counter()
+    for hand in itertools.combinations(deck, n):
+        counts[feature(hand)] += 1  # type: ignore[operator]
+    total = math.comb(len(deck), n)
+    return {k: v / total for k, v in sorted(counts.items())}
+
+
+def close(a: dict[int, float], b: dict[int, float]) -> bool:
+    keys = set(a) | set(b)
+    return all(abs(a.get(k, 0.0) - b.get(k, 0.0)) < 1e-12 for k in keys)
+
+
+def test_rank_counts_and_straights_match_enumeration_of_every_four_card_hand() -> None:
+    def f(hand: tuple[str, ...]) -> tuple[int, int, int, int, int]:
+        c = rank_counts(hand)
+        return (
+            sum(v == 4 for v in c.values()),
+            sum(v >= 3 for v in c.values()),
+            sum(v == 2 for v in c.values()),
+            longest_run(set(c)),
+            sum(x in ("BJ", "RJ") for x in hand),
+        )
+
+    counts: Counter[tuple[int, int, int, int, int]] = Counter()
+    for hand in itertools.combinations(DECK54, 4):
+        counts[f(hand)] += 1
+    total = math.comb(54, 4)
+    for i, context in enumerate(("quads:4:2", "troys:4:2", "pairs:4:2", "straight:4:2")):
+        marginal: Counter[int] = Counter()
+        for k, v in counts.items():
+            marginal[k[i]] += v
+        assert close(pmf(context), {k: v / total for k, v in marginal.items()}), context
+    jokers: Counter[int] = Counter()
+    for k, v in counts.items():
+        jokers[k[4]] += v
+    assert close(pmf("hg:54:2:4:0"), {k: v / total for k, v in jokers.items()})
+
+
+def test_runs_and_color_runs_match_enumeration_of_every_three_card_hand() -> None:
+    def colour(hand: tuple[str, ...]) -> int:
+        return sum(windows({c[0] for c in hand if c[1] == s}) for s in "CDHS")
+
+    assert close(pmf("colorruns:3"), brute(DECK52, 3, colour))
+    assert close(pmf("runs:3:0"), brute(DECK52, 3, lambda h: windows(set(rank_counts(h)))))
+
+
+@pytest.mark.parametrize("n,jokers", [(13, 0), (14, 2), (13, 2)])
+def test_rank_counts_have_the_mean_linearity_gives(n: int, jokers: int) -> None:
+    total = 52 + jokers
+    p = {
+        k: Fraction(math.comb(4, k) * math.comb(total - 4, n - k), math.comb(total, n))
+        for k in range(5)
+    }
+    exact = expectations._rank_count_pmf
+    for counted, ks in (("quads", {4}), ("troys", {3, 4}), ("pairs", {2})):
+        dist = exact(n, jokers, frozenset(ks))
+        assert sum(dist.values()) == 1
+        assert sum(v * q for v, q in dist.items()) == 13 * sum(p[k] for k in ks), counted
+
+
+def test_every_context_sums_to_one() -> None:
+    for context in (
+        "straight:13:2",
+        "straight:14:2",
+        "colorruns:13",
+        "runs:13:0",
+        "hg:26:8:3:0",
+        "hg:26:8:3:1",
+        "hg:35:3:4:1",
+        "u:9",
+        "sim:hazari_best:13",
+    ):
+        assert sum(pmf(context).values()) == pytest.approx(1.0, abs=1e-12), context
+
+
+def test_the_simulated_table_states_its_error() -> None:
+    error = simulated_error("sim:hazari_best:13")
+    assert error is not None and 0 < error < 1e-3
+    assert simulated_error("hg:54:2:14:0") is None
+
+
+def test_best_combination_is_what_the_auto_arranger_leads_with() -> None:
+    rng = random.Random(7)
+    for _ in range(50):
+        hand = rng.sample(DECK52, 13)
+        first = arrange(hand)[0]
+        assert best_combo(hand) == int(combo_of(key(first))), hand
+    assert set(pmf("sim:hazari_best:13")) <= {1, 2, 3, 4, 5, 6}
+
+
+def test_azi_features_condition_on_the_trump_card() -> None:
+    # cards: 3 — the trump card is out of play: 3 cards from the other 26
+    feats = azi_features(["AD", "6H", "7H"], 27, "AH", False, 3, True)
+    assert feats["trumps"] == ("hg:26:8:3:0", 2)
+    assert feats["aces"] == ("hg:26:2:3:0", 1)
+    assert feats["six_of_trumps"] == ("hg:26:1:3:0", 1)
+    # cards: 4 — the dealer holds the trump card plus 3 cards from the rest
+    feats = azi_features(["9S", "TD", "6H", "KH"], 27, "KH", True, 4, True)
+    assert feats["trumps"] == ("hg:26:8:3:1", 2)
+    assert "six_of_trumps" not in feats
+    other = azi_features(["9S", "TD", "6H", "AS"], 36, "KH", False, 4, True)
+    assert other["trumps"] == ("hg:35:8:4:0", 1) and other["aces"] == ("hg:35:4:4:0", 1)
+
+
+def test_murlan_features_of_a_known_hand() -> None:
+    hand = ["BJ", "3S", "4C", "5D", "6H", "7S", "8C", "2S", "2D", "2H", "2C", "AS", "KD", "QD"]
+    feats = murlan_features(hand)
+    assert feats["jokers"][1] == 1 and feats["twos"][1] == 4 and feats["quads"][1] == 1
+    assert feats["three_of_spades"][1] == 1 and feats["aces"][1] == 1
+    assert feats["longest_straight"][1] == 8  # A-2-3-4-5-6-7-8

@@ -1,0 +1,208 @@
+"""The projection kept by the workers, its rebuild, the endpoint and the command."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemas.fairness import FairnessReport
+from service.api import create_app
+from service.cli import main as cli
+from service.config import load_settings
+from service.demo import play_bot_game
+from service.fairness import projection, report
+from service.games import GameService
+from service.replay import build_replay
+from service.runtime import Runtime
+from service.store import EventStore
+from workers.context import install
+from workers.embedded import EmbeddedWorker
+
+GAMES: tuple[tuple[str, dict[str, Any], int | None], ...] = (
+    ("murlan", {}, None),
+    ("azi", {"buy_in": 60, "ante": 10, "min_bet": 10}, 3),
+    ("azi", {"buy_in": 60, "ante": 10, "min_bet": 10, "cards": 4, "deck": 36}, 4),
+    ("hazari", {"target": 360}, None),
+)
+
+
+class Stack:
+    def __init__(self) -> None:
+        self.runtime = Runtime.from_settings(load_settings(redis_url=None, bot_delay_s=0))
+        self.worker = EmbeddedWorker(self.runtime)
+        install(self.runtime)
+        self.store = EventStore(self.runtime.redis)
+        self.service = GameService(self.runtime, self.store)
+
+
+@pytest.fixture(scope="module")
+def played() -> Iterator[tuple[Stack, list[dict[str, Any]]]]:
+    stack = Stack()
+    docs = []
+    for game, options, seats in GAMES:
+        state, stored = play_bot_game(stack.runtime, game, options, seats, stack.worker.drain)
+        docs.append(build_replay(state, stored, None))
+    yield stack, docs
+
+
+def test_the_workers_count_every_finished_game(played: tuple[Stack, list[dict[str, Any]]]) -> None:
+    stack, docs = played
+    counts, meta = projection.read(stack.runtime.redis)
+    assert meta == {"games": len(GAMES), "deals": sum(len(d["deals"]) for d in docs)}
+    tables = {f.split("|")[0] for f in counts}
+    assert tables == {"murlan", "azi/27/3", "azi/36/4", "hazari"}
+    for doc in docs:  # each game's own notes are gone once it is counted
+        assert not stack.runtime.redis.exists(projection.pending_key(doc["game_id"]))
+
+
+def test_the_rebuilt_projection_equals_the_live_one(
+    played: tuple[Stack, list[dict[str, Any]]],
+) -> None:
+    stack, _ = played
+    live = projection.read(stack.runtime.redis)
+    assert projection.rebuild(stack.store) == live[1]
+    assert projection.read(stack.runtime.redis) == live
+    # and counting a game again changes nothing
+    game_id = stack.store.list_games(status="ended", limit=1)[0][0].game_id
+    events = stack.store.read(game_id)
+    from service.engines import game as table
+
+    state = table.fold([e.event for e in events])
+    projection.record(stack.runtime.redis, game_id, events, state)
+    assert projection.read(stack.runtime.redis) == live
+
+
+def test_replay_documents_give_the_same_counts(
+    played: tuple[Stack, list[dict[str, Any]]],
+) -> None:
+    stack, docs = played
+    assert projection.from_replays(docs) == projection.read(stack.runtime.redis)
+
+
+def test_hands_of_a_game_in_play_are_not_counted() -> None:
+    stack = Stack()
+    state = stack.service.create_game("murlan", {}, None)
+    for i in range(4):
+        stack.service.take_seat(state.game_id, f"bot-{i}", None, bot=i > 0)
+    stack.worker.drain()
+    assert any(e.event.type == "HandDealt" for e in stack.store.read(state.game_id))
+    counts, meta = projection.read(stack.runtime.redis)
+    assert counts == {} and meta == {}
+    pending = stack.runtime.redis.hgetall(projection.pending_key(state.game_id))
+    assert b"d:0" in pending  # noted when dealt, published when the game ends
+
+
+def test_the_report_endpoint(played: tuple[Stack, list[dict[str, Any]]]) -> None:
+    stack, _ = played
+    app = create_app(
+        load_settings(redis_url=None), stack.runtime, {"TESTING": True, "RATELIMIT_ENABLED": False}
+    )
+    client = app.test_client()
+    res = client.get("/fairness/report")
+    assert res.status_code == 200
+    body = FairnessReport.model_validate(res.get_json())
+    assert body.games == len(GAMES)
+    rows = [g for t in body.tables for f in t.features for g in f.groups]
+    tested = sum(g.p_value is not None for g in rows)
+    for name in ("bot-1", "bot-2", "bot-3", "bot-4"):
+        mine = FairnessReport.model_validate(
+            client.get(f"/fairness/report?player={name}").get_json()
+        )
+        tested += sum(
+            g.p_value is not None and g.group != "all"
+            for t in mine.tables
+            for f in t.features
+            for g in f.groups
+        )
+    assert body.tests == tested  # every row with a p-value is in the correction
+    assert not body.flagged and all(not g.flagged for g in rows)
+    murlan = next(t for t in body.tables if t.table == "murlan")
+    jokers = next(f for f in murlan.features if f.feature == "jokers")
+    every = next(g for g in jokers.groups if g.group == "all")
+    assert sum(every.observed) == every.hands == murlan.hands
+    assert sum(every.expected) == pytest.approx(every.hands)
+    assert every.p_value is None  # hands of one deal are not independent: shown, not tested
+    assert {g.group for g in jokers.groups} >= {"seat:0", "pos:3"}
+    assert not any(g.group.startswith("player:") for g in jokers.groups)  # with ?player= only
+    assert body.players == 4  # bot-1 … bot-4: a name is one player across games
+
+    mine = client.get("/fairness/report?player=bot-2&game=murlan").get_json()
+    assert [t["table"] for t in mine["tables"]] == ["murlan"]
+    groups = {g["group"] for t in mine["tables"] for f in t["features"] for g in f["groups"]}
+    assert groups == {"all", "player:bot-2"}
+
+    for bad in ("?game=poker", "?player=", "?colour=red"):
+        res = client.get("/fairness/report" + bad)
+        assert res.status_code == 422, bad
+        assert res.content_type == "application/problem+json"
+    assert client.get("/openapi.json").get_json()["paths"]["/fairness/report"]["get"]
+
+
+def test_the_page_draws_the_report_without_a_cdn(
+    played: tuple[Stack, list[dict[str, Any]]],
+) -> None:
+    stack, _ = played
+    app = create_app(load_settings(redis_url=None), stack.runtime, {"TESTING": True})
+    text = app.test_client().get("/fairness").get_data(as_text=True)
+    assert "/web/static/js/fairness.js" in text and "What a p-value means here" in text
+    assert "https://" not in text.split("<pre")[0]
+
+
+def test_the_command_prints_the_report_over_replay_files(
+    played: tuple[Stack, list[dict[str, Any]]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, docs = played
+    files = []
+    for i, doc in enumerate(docs):
+        path = tmp_path / f"game{i}.json"
+        path.write_text(json.dumps(doc))
+        files.append(str(path))
+    assert cli(["fairness", *files]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(GAMES)} finished games" in out and "Jokers in hand" in out
+    assert cli(["fairness", "--json", "--game", "azi", *files]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {t["table"] for t in doc["tables"]} == {"azi/27/3", "azi/36/4"}
+    assert doc["format"] == report.FORMAT
+
+
+# After every test that reads the module's projection: it adds a game to it.
+def test_a_newly_counted_game_reaches_the_report(
+    played: tuple[Stack, list[dict[str, Any]]],
+) -> None:
+    import time
+
+    stack, _ = played
+    redis = stack.runtime.redis
+    before = report.cached_report(redis, wait=True)["games"]
+    fields = {"d:0": json.dumps(["murlan|jokers|seat:0|hg:54:2:14:0|1"])}
+    assert projection.merge(redis, "extra-game", fields)
+    deadline = time.monotonic() + 10
+    while report.cached_report(redis)["games"] != before + 1:  # answered at once, refreshed behind
+        assert time.monotonic() < deadline, "the report never caught up"
+        time.sleep(0.02)
+    assert report.cached_report(redis, wait=True)["games"] == before + 1
+
+
+def test_counting_on_either_redis(
+    played: tuple[Stack, list[dict[str, Any]]], redis_client: Any
+) -> None:
+    """The notes and the atomic merge behave the same on fakeredis and Redis,
+    event by event as the workers fold them, and a second count adds nothing."""
+    from service.engines import game as table
+    from service.replay import events_from_replay
+
+    _, docs = played
+    for doc in docs:
+        events = events_from_replay(doc)
+        state = None
+        for i, rec in enumerate(events):
+            state = table.apply(state, rec.event)
+            projection.record(redis_client, doc["game_id"], events[i : i + 1], state)
+        assert state is not None
+        projection.record(redis_client, doc["game_id"], events[-1:], state)  # a retried job
+    assert projection.read(redis_client) == projection.from_replays(docs)
