@@ -40,15 +40,21 @@ def test_the_table_never_polls_for_its_view(page: Page, site: Site) -> None:
 
 
 def test_an_away_seat_is_shown_and_comes_back(page: Page, site: Site) -> None:
-    made = site.api("POST", "/games", json={"game": "murlan", "options": {"turn_timeout_s": 1}})
+    # A turn limit of 3 s: away after two missed turns, and once back, 6 s
+    # before it could be away again (the page must see it back in between).
+    made = site.api("POST", "/games", json={"game": "murlan", "options": {"turn_timeout_s": 3}})
     game_id = made["game_id"]
     silent = site.api("POST", f"/games/{game_id}/seats", json={"name": "Silent Sam"})
     for n in range(3):
         site.api("POST", f"/games/{game_id}/seats", json={"name": f"bot {n}", "bot": True})
     page.goto(f"/table/{game_id}")
     away = page.locator('#seats .seat[data-seat="0"] .tag.away')
-    expect(away).to_be_visible(timeout=20_000)
-    expect(page.locator("#log")).to_contain_text("is away")
+    expect(away).to_be_visible(timeout=30_000)
+    # The log keeps the latest 80 lines and the bots play the away seat at once
+    # (no thinking delay here), so the line may already have scrolled out: the
+    # record says it instead.
+    events = site.api("GET", f"/games/{game_id}/events?limit=1000")["events"]
+    assert any(e["type"] == "SeatAway" and e["seat"] == 0 for e in events)
     site.shot(page, "table-away")
     page.set_viewport_size({"width": 390, "height": 844})
     site.shot(page, "table-away-phone")

@@ -12,21 +12,18 @@ once the caps are reached a stream more gets a 429.
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 import redis
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "product"))
-from test_docs_walkthrough import free_port, wait_ready
+from tests.stack import GUNICORN, Stack, free_port, stack_env, wait_for
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -37,65 +34,53 @@ STREAMS = 500
 P99_LIMIT_S = 0.2
 
 
-class Stack:
-    def __init__(self) -> None:
-        self.api = ""
-        self.streams = ""
-        self.procs: list[subprocess.Popen[bytes]] = []
+@dataclass
+class Deployment:
+    api: str
+    streams: str
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 @pytest.fixture
-def stack() -> Iterator[Stack]:
+def stack() -> Iterator[Deployment]:
     client = redis.Redis.from_url(STREAMS_REDIS_URL)
     try:
         client.ping()
     except redis.ConnectionError:
         pytest.skip("no Redis on 127.0.0.1:6379 (run tests/ensure-redis.sh)")
     client.flushdb()
-    api_port, stream_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        "CARDROOM_REDIS_URL": STREAMS_REDIS_URL,
-        "CARDROOM_QUEUE_NAME": f"streams-{api_port}",
-        "CARDROOM_BIND": f"127.0.0.1:{api_port}",
-        "CARDROOM_STREAM_BIND": f"127.0.0.1:{stream_port}",
-        "CARDROOM_BOT_DELAY_S": "0",
-        "CARDROOM_LOG_LEVEL": "WARNING",
-        "CARDROOM_RATE_LIMIT": "100000/second",
-        "CARDROOM_STREAMS_PER_ADDRESS": str(STREAMS + 1),
-        "CARDROOM_STREAMS_PER_GAME": str(STREAMS + 1),
-        "CARDROOM_STREAMS_MAX": str(STREAMS + 1),
-    }
-    gunicorn = shutil.which("gunicorn", path=str(BIN))
-    assert gunicorn is not None
-    made = Stack()
-    commands = [
-        [gunicorn, "-c", str(ROOT / "deploy" / "gunicorn.conf.py"), "service.api:create_app()"],
-        [
-            gunicorn,
-            "-c",
-            str(ROOT / "deploy" / "gunicorn-streams.conf.py"),
-            "service.streams:create_app()",
-        ],
-        [str(BIN / "cardroom"), "worker"],
-    ]
-    for command in commands:
-        made.procs.append(
-            subprocess.Popen(
-                command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
-        )
-    made.api = f"http://127.0.0.1:{api_port}"
-    made.streams = f"http://127.0.0.1:{stream_port}"
+    stream_port = free_port()
+    env = stack_env(
+        STREAMS_REDIS_URL,
+        queue_name=f"streams-{stream_port}",
+        CARDROOM_STREAM_BIND=f"127.0.0.1:{stream_port}",
+        CARDROOM_STREAMS_PER_ADDRESS=str(STREAMS + 1),
+        CARDROOM_STREAMS_PER_GAME=str(STREAMS + 1),
+        CARDROOM_STREAMS_MAX=str(STREAMS + 1),
+    )
+    made = Stack(env)
     try:
-        wait_ready(made.api, made.procs[0])
-        wait_ready(made.streams, made.procs[1])
-        yield made
+        api = made.start_api(processes=2, threads=16)
+        conf = str(ROOT / "deploy" / "gunicorn-streams.conf.py")
+        made.start_process("streams", [GUNICORN, "-c", conf, "service.streams:create_app()"])
+        made.start_worker()
+        made.wait_healthy()
+        streams = f"http://127.0.0.1:{stream_port}"
+        wait_for(
+            lambda: _answers(streams),
+            time.monotonic() + 60,
+            lambda: f"the stream server did not answer: {made.logs()}",
+            alive=made.check_running,
+        )
+        yield Deployment(api, streams)
     finally:
-        for proc in made.procs:
-            proc.terminate()
-        for proc in made.procs:
-            proc.wait(20)
+        made.stop()
         client.flushdb()
         client.close()
 
@@ -148,7 +133,7 @@ class Streams:
         self.thread.join(10)
 
 
-def test_500_open_streams_do_not_slow_a_whole_game(stack: Stack) -> None:
+def test_500_open_streams_do_not_slow_a_whole_game(stack: Deployment) -> None:
     with httpx.Client(base_url=stack.api, timeout=10) as http:
         created = http.post("/games", json={"game": "murlan"})
         game_id = created.json()["game_id"]
