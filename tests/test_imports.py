@@ -180,3 +180,11 @@ def test_the_store_imports_only_itself_schemas_and_the_engines() -> None:
                 if not any(t == p or t.startswith(p + ".") for p in STORE_MAY_IMPORT)
             )
             assert above == [], f"{name} imports {above}"
+
+
+def test_the_helpers_beside_the_service_import_no_api_or_workers() -> None:
+    helpers = ("service.fairness", "service.budgets", "service.seattokens", "service.coalesce")
+    for name, targets in graph().items():
+        if within(name, *helpers):
+            bad = sorted(t for t in targets if within(t, "service.api", "service.web", "workers"))
+            assert bad == [], f"{name} imports {bad}"
