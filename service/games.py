@@ -337,18 +337,21 @@ class GameService:
     def seat_present(self, game_id: str, seat: int, state: table.Game | None = None) -> None:
         """An authenticated request of ``seat`` (a view, a stream): if it was away, it is
         back (:class:`~service.engines.game.SeatBack`). Only its own move resets the
-        count of turns it missed while not yet away."""
-        state = self.load(game_id) if state is None else state
-        if not table.is_away(state, seat):
+        count of turns it missed while not yet away. A bot's move for the seat that
+        lands first is no reason to stay away: the seat is brought back on the new
+        state (a few tries)."""
+        for attempt in range(CONFLICT_RETRIES):
+            if state is None or attempt:
+                state = self.load(game_id)
+            events = table.come_back(state, seat) if table.is_away(state, seat) else []
+            if not events:
+                return
+            try:
+                self._append(state, events)
+            except VersionConflict:
+                continue
+            self._touch(game_id)
             return
-        events = table.come_back(state, seat)
-        if not events:
-            return
-        try:
-            self._append(state, events)
-        except VersionConflict:
-            return  # the game moved on; the seat's next request tries again
-        self._touch(game_id)
 
     def abandon_if_idle(self, game_id: str, now_ms: int | None = None) -> bool:
         """End a game nobody has acted in for ``abandon_after_s`` (no seat taken, no
