@@ -368,9 +368,9 @@ def test_the_exchange_stays_in_the_views_for_the_whole_hand() -> None:
     state, _ = act(state, 1, {"action": "play", "cards": ["4H"]})
     state, _ = act(state, 2, {"action": "pass"})
     assert state.phase == PLAYING and state.trick.cards
-    for viewer, given, back in [(1, "RJ", "TD"), (2, "RJ", "TD"), (0, HIDDEN, HIDDEN)]:
+    for viewer, card, back in [(1, "RJ", "TD"), (2, "RJ", "TD"), (0, HIDDEN, HIDDEN)]:
         shown = ENGINE.view(state, viewer)["exchange"]
-        assert shown == {**expected, "card_given": given, "card_given_back": back}
+        assert shown == {**expected, "card_given": card, "card_given_back": back}
     assert ENGINE.view(state, None)["exchange"]["card_given"] == HIDDEN
 
 
