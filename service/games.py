@@ -120,6 +120,12 @@ def _fingerprint(seat: int, move: object, expected_version: int | None) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def seat_scoped_key(seat: int, idempotency_key: str) -> str:
+    """A client's idempotency key as stored: scoped to the seat that sent it,
+    so the same key chosen by two seats of a game names two requests."""
+    return f"seat:{seat}:{idempotency_key}"
+
+
 Followup = Callable[[str, int], None]
 
 
@@ -265,11 +271,14 @@ class GameService:
 
         With ``expected_version`` a game that moved on is a :class:`VersionConflict`;
         without, a lost race is re-decided on the new state a few times. A
-        repeated ``idempotency_key`` answers with the first attempt's body.
+        ``idempotency_key`` repeated by the same seat answers with the first
+        attempt's body (keys are scoped to the seat: another seat's same key
+        is another request).
         ``state``: the game as just loaded, to decide on first.
         """
         fingerprint = _fingerprint(seat, move, expected_version)
         if idempotency_key is not None:
+            idempotency_key = seat_scoped_key(seat, idempotency_key)
             earlier = self.store.idempotent_result(game_id, idempotency_key)
             if earlier is not None:
                 return self._replay(game_id, earlier, fingerprint)
