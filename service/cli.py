@@ -73,7 +73,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("import", help="load a game's JSON Lines export into the store")
     p.add_argument("file")
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("seed-key", help="print a new key for CARDROOM_SEED_KEYS: <id>:<base64>")
+    p.add_argument("key_id", help="the key's id, e.g. k2 (1-32 of A-Z a-z 0-9 _ . -)")
+    p.set_defaults(func=cmd_seed_key)
     return parser
+
+
+def cmd_seed_key(args: argparse.Namespace) -> int:
+    from .seeds import KEY_ID_RE, new_key_entry
+
+    if not KEY_ID_RE.fullmatch(args.key_id):
+        print("cardroom seed-key: the id must be 1-32 of A-Z a-z 0-9 _ . -", file=sys.stderr)
+        return 2
+    print(new_key_entry(args.key_id))
+    return 0
 
 
 # -- serving ---------------------------------------------------------------------

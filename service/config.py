@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Final, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 CLUSTER_SCHEMES: Final = ("redis+cluster://", "rediss+cluster://")
@@ -75,6 +75,24 @@ class Settings(BaseSettings):
         pattern=r"^\s*(\d+(\.\d+)?\s*(,\s*\d+(\.\d+)?\s*)*)?$",
         description="Seconds before each retry of a failed job (comma-separated; empty: none).",
     )
+    redis_password_file: str | None = Field(
+        default=None,
+        description=(
+            "File holding the Redis password (e.g. a container secret); the URL's user "
+            "name, if any, goes with it. Unset: the password of the URL, if any."
+        ),
+    )
+    seed_keys: SecretStr | None = Field(
+        default=None,
+        description=(
+            "Keys sealing server seeds at rest: `<id>:<base64 of 32 bytes>`, comma-separated; "
+            "the first seals, all open. Unset: CARDROOM_SEED_KEYS_FILE, else (with a real "
+            "Redis) seeds are stored unencrypted."
+        ),
+    )
+    seed_keys_file: str | None = Field(
+        default=None, description="File holding CARDROOM_SEED_KEYS (one key a line)."
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO", description="Log level of the JSON logs."
     )
@@ -90,6 +108,13 @@ class Settings(BaseSettings):
     @property
     def retry_intervals(self) -> list[int]:
         return [round(float(x)) for x in self.job_retry_backoff_s.split(",") if x.strip()]
+
+    def redis_password(self) -> str | None:
+        """The password of CARDROOM_REDIS_PASSWORD_FILE (trailing new line dropped)."""
+        if self.redis_password_file is None:
+            return None
+        with open(self.redis_password_file, encoding="utf-8") as f:
+            return f.read().rstrip("\r\n")
 
     @property
     def embedded(self) -> bool:

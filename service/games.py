@@ -420,6 +420,9 @@ class GameService:
             result = self.store.append(state.game_id, events, state.version, idempotency_key, kept)
         if result.duplicate:
             return new_state, result
+        if any(isinstance(e, table.SeedRevealed) for e in events):
+            # the event now holds the seed: the stored copy would only be a second one
+            self.store.redis.delete(keys.secret(state.game_id))
         self._after_append(state, new_state, result.at_ms)
         return new_state, AppendResult(result.first_version, result.last_version, False, response)
 

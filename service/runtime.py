@@ -19,22 +19,24 @@ from .config import Settings
 FOLLOWUP_JOB = "workers.jobs.process_game"
 
 
-def connect(url: str, *, cluster: bool = False) -> Any:
+def connect(url: str, *, cluster: bool = False, password: str | None = None) -> Any:
     """A redis-py client for ``url`` (bytes replies).
 
     A cluster client when asked, or when the URL says ``redis+cluster://`` (or
     ``rediss+cluster://``); such a URL may list several seed nodes,
     ``redis+cluster://[user:pass@]host1:port1,host2:port2``, so that one seed
     being down does not stop a process from starting. The client learns the
-    rest of the cluster from whichever seed answers.
+    rest of the cluster from whichever seed answers. ``password`` (from
+    CARDROOM_REDIS_PASSWORD_FILE) stands in for the URL's.
     """
+    extra: dict[str, Any] = {} if password is None else {"password": password}
     scheme, sep, rest = url.partition("://")
     if not sep:
         raise ValueError(f"not a Redis URL: {url!r}")
     if scheme.endswith("+cluster"):
         scheme, cluster = scheme.removesuffix("+cluster"), True
     if not cluster:
-        return redis.Redis.from_url(url)
+        return redis.Redis.from_url(url, **extra)
     from redis.cluster import ClusterNode, RedisCluster
 
     netloc, slash, tail = rest.partition("/")
@@ -43,7 +45,7 @@ def connect(url: str, *, cluster: bool = False) -> Any:
     make_node: Any = ClusterNode  # its constructor carries no annotations
     seeds = [make_node(*_host_port(other)) for other in others]
     return RedisCluster.from_url(
-        f"{scheme}://{auth}{at}{first}{slash}{tail}", startup_nodes=seeds or None
+        f"{scheme}://{auth}{at}{first}{slash}{tail}", startup_nodes=seeds or None, **extra
     )
 
 
@@ -70,19 +72,22 @@ class Runtime:
             server = fakeredis.FakeServer()
             store_client = fakeredis.FakeRedis(server=server)
             return cls(settings, store_client, fakeredis.FakeRedis(server=server), server)
-        store_client = connect(settings.redis_url, cluster=settings.redis_cluster)
+        password = settings.redis_password()
+        store_client = connect(
+            settings.redis_url, cluster=settings.redis_cluster, password=password
+        )
         if settings.redis_wait_replicas:
             require_replicas(
                 store_client, settings.redis_wait_replicas, settings.redis_wait_timeout_ms
             )
         if settings.queue_url is not None:
-            queue_client = connect(settings.queue_url)
+            queue_client = connect(settings.queue_url, password=password)
         elif settings.redis_cluster:
             raise ValueError(
                 "CARDROOM_QUEUE_URL is required with a Redis Cluster (RQ needs a standalone Redis)"
             )
         else:
-            queue_client = connect(settings.redis_url)
+            queue_client = connect(settings.redis_url, password=password)
         return cls(settings, store_client, queue_client)
 
     @property

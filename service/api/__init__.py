@@ -17,6 +17,7 @@ from service.games import GameService
 from service.logs import setup_logging
 from service.observe import init_observability
 from service.runtime import Runtime
+from service.seeds import default_cipher, is_in_process
 from service.store import EventStore
 from service.web import bp as web_pages
 
@@ -41,7 +42,8 @@ def create_app(
         BENCH_FLOOR=bool(getattr(settings, "bench_floor", False)),
     )
     app.config.update(config or {})
-    store = EventStore(runtime.redis, idempotency_ttl_s=settings.idempotency_ttl_s)
+    seeds = default_cipher(is_in_process(runtime.redis), settings)
+    store = EventStore(runtime.redis, idempotency_ttl_s=settings.idempotency_ttl_s, seeds=seeds)
     app.extensions["cardroom"] = GameService(runtime, store, deferred(runtime))
     init_followups(app, runtime)
 

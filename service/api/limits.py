@@ -9,6 +9,8 @@ event store's Redis otherwise, so every API process sees the same counts.
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Flask, Response, request
 from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.util import get_remote_address
@@ -24,6 +26,12 @@ def storage_uri(settings: Settings) -> str:
     if settings.redis_cluster:
         return "redis+cluster://" + settings.redis_url.split("://", 1)[-1]
     return settings.redis_url
+
+
+def storage_options(settings: Settings) -> dict[str, Any]:
+    """The Redis password of CARDROOM_REDIS_PASSWORD_FILE, if set (else the URL's)."""
+    password = settings.redis_password() if settings.redis_url is not None else None
+    return {} if password is None else {"password": password}
 
 
 def _no_token() -> bool:
@@ -43,6 +51,7 @@ def init_limiter(app: Flask, settings: Settings) -> Limiter:
             ),
         ],
         storage_uri=storage_uri(settings),
+        storage_options=storage_options(settings),
         key_prefix="cardroom-rate",
         headers_enabled=False,
         swallow_errors=True,

@@ -179,7 +179,7 @@ def test_a_retry_racing_its_first_attempt_gets_its_answer(
     def late_lookup(game_id: str, key: str) -> Any:
         calls.append(key)
         if len(calls) == 1:  # the retry's look-up: nothing yet, then the first attempt lands
-            first.append(service.submit_move(game_id, 0, move, version, key))
+            first.append(service.submit_move(game_id, 0, move, version, "k"))
             return None
         return real_lookup(game_id, key)
 
