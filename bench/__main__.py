@@ -10,6 +10,7 @@ BENCHES = (
     "bench.bench_murlan",
     "bench.bench_azi",
     "bench.bench_store",
+    "bench.bench_retention",
     "bench.bench_api",
     "bench.bench_workers",
     "bench.bench_cluster",

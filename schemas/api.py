@@ -28,6 +28,8 @@ from .moves import AnyMove
 
 GameName = Literal["hazari", "azi", "murlan"]
 Status = Literal["seating", "playing", "ended"]
+IndexStatus = Literal["seating", "playing", "ended", "archived"]
+"""A game's status in the index: ``archived`` once its events moved to the archive."""
 CLIENT_SEED_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"
 IDEMPOTENCY_KEY_MAX: Final = 128
 
@@ -116,7 +118,7 @@ Cursor = Annotated[str, BeforeValidator(_cursor_form)]
 
 class ListGamesQuery(_Request):
     game: GameName | None = None
-    status: Status | None = None
+    status: IndexStatus | None = None
     limit: QueryInt = Field(default=20, ge=1, le=100)
     cursor: Cursor | None = Field(
         default=None,
@@ -257,7 +259,7 @@ class EventsPage(_Response):
 class GameSummary(_Response):
     game_id: str
     game: GameName
-    status: Status
+    status: IndexStatus
     created_at: int = Field(description="Milliseconds since the epoch.")
 
 

@@ -93,6 +93,30 @@ class Settings(BaseSettings):
     seed_keys_file: str | None = Field(
         default=None, description="File holding CARDROOM_SEED_KEYS (one key a line)."
     )
+    archive_url: str | None = Field(
+        default=None,
+        description=(
+            "Where finished games are archived (a directory or an fsspec URL, e.g. "
+            "file:///srv/cardroom-archive, s3://bucket/cardroom). Unset: games stay in Redis."
+        ),
+    )
+    archive_after_s: int = Field(
+        default=7 * 86_400,
+        ge=0,
+        description="Age of a finished game's last event before it is archived.",
+    )
+    unjoined_ttl_s: int = Field(
+        default=86_400, ge=60, description="How long a table nobody sat at is kept."
+    )
+    retention_interval_s: int = Field(
+        default=60, ge=1, description="How often the workers run the retention pass."
+    )
+    memory_warn_ratio: float = Field(
+        default=0.8,
+        gt=0,
+        le=1,
+        description="Share of Redis maxmemory past which the workers log a warning.",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO", description="Log level of the JSON logs."
     )

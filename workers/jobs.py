@@ -15,9 +15,11 @@ from datetime import UTC, datetime
 from typing import Any, Final, cast
 
 from service import keys
+from service.answers import on_revealed
 from service.engines import game as table
 from service.engines.base import JSON, RuleError
 from service.errors import GameNotFound
+from service.retention import periodic_pass
 from service.store import EventStore, StoredEvent, VersionConflict
 
 from .context import context
@@ -38,6 +40,8 @@ def process_game(game_id: str) -> JSON:
     ctx = context()
     steps = ctx.service.advance(game_id)
     state = project(game_id)
+    if state.server_seed is not None:  # ended and revealed: its answers never change
+        on_revealed(ctx.store, game_id)
     bots = play_bots(game_id, state)
     timed_out = enforce_timeouts(game_id)
     schedule_timeout_check(game_id, state.version)
@@ -289,6 +293,7 @@ def reconcile(limit: int = 500) -> JSON:
                     enqueued += 1
             if cursor is None:
                 break
+    periodic_pass(store)  # retention: archive, expire unjoined tables, watch memory
     log.info("job", extra={"job": "reconcile", "scanned": scanned, "enqueued": enqueued})
     return {"scanned": scanned, "enqueued": enqueued}
 
