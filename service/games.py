@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from schemas.codec import encode_event
 from schemas.moves import parse_move
-from service import keys
+from service import keys, lag
 from service.engines import game as table
 from service.engines.base import JSON, Event, Move
 from service.engines.shuffle import commitment, new_client_seed, new_server_seed
@@ -431,6 +431,7 @@ class GameService:
     ) -> None:
         """Bookkeeping after a successful append: the cached state, the index, the workers."""
         DEFAULT_CACHE.put(new, at_ms)
+        lag.appended(self.store.redis, new.game_id, new.version - (old.version if old else 0))
         if old is not None and old.status != new.status:
             self.store.set_status(new.game_id, new.status)
         try:

@@ -31,7 +31,7 @@ from prometheus_client import Counter, Gauge
 from schemas.codec import decode_event
 from service.engines import game as table
 
-from . import keys
+from . import keys, lag
 from .archive import export_jsonl, parse_export
 from .config import Settings, settings
 from .errors import GameNotFound
@@ -153,6 +153,7 @@ def archive_game(store: EventStore, game_id: str, url: str) -> str:
         raise ArchiveMismatch(game_id)
     store.set_status(game_id, ARCHIVED)
     store.redis.delete(*game_keys(game_id))
+    lag.projected(store.redis, game_id, 0)
     RETAINED.labels("archived").inc()
     return str(path)
 
@@ -160,6 +161,7 @@ def archive_game(store: EventStore, game_id: str, url: str) -> str:
 def drop_unjoined(store: EventStore, game_id: str) -> None:
     """Delete a table nobody sat at: its keys and its index entry."""
     store.redis.delete(*game_keys(game_id))
+    lag.projected(store.redis, game_id, 0)
     shard = keys.index_shard(game_id)
     meta_key = keys.index_meta(shard)
     raw = cast("bytes | None", store.redis.hget(meta_key, game_id))

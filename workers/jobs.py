@@ -14,7 +14,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any, Final, cast
 
-from service import keys
+from service import keys, lag
 from service.answers import on_revealed
 from service.engines import game as table
 from service.engines.base import JSON, RuleError
@@ -106,6 +106,7 @@ def project(game_id: str) -> table.Game:
         pipe.hsetnx(keys.ledger(game_id), field, amount)
     pipe.execute()
     store.save_snapshot(game_id, state)
+    lag.projected(redis, game_id, store.version(game_id) - state.version)
     return state
 
 

@@ -138,3 +138,48 @@ def test_unjoined_tables_expire_with_their_index_entry(
             assert service.store.redis.zscore(key, empty) is None
     assert client.get(f"/games/{empty}").status_code == 404
     assert client.get(f"/games/{joined}").status_code == 200
+
+
+def scrape_commands(client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Redis commands one ``/metrics`` scrape sends (pipelined ones each counted)."""
+    import redis.client
+
+    sent: list[str] = []
+    real_command = redis.client.Redis.execute_command
+    real_pipeline = redis.client.Pipeline.execute
+
+    def command(self: Any, *args: Any, **options: Any) -> Any:
+        sent.append(str(args[0]))
+        return real_command(self, *args, **options)
+
+    def pipeline(self: Any, *args: Any, **options: Any) -> Any:
+        sent.extend(str(c[0][0]) for c in self.command_stack)
+        return real_pipeline(self, *args, **options)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(redis.client.Redis, "execute_command", command)
+        patch.setattr(redis.client.Pipeline, "execute", pipeline)
+        r = client.get("/metrics")
+    assert r.status_code == 200
+    return len(sent)
+
+
+def test_a_metrics_scrape_costs_the_same_for_10_and_1000_games(
+    api: Api, client: FlaskClient, service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for _ in range(10):
+        api.table("hazari", {"target": 360})
+    few = scrape_commands(client, monkeypatch)
+    for _ in range(990):
+        service.create_game("murlan")
+    for _ in range(5):
+        api.table("azi", {"buy_in": 60, "ante": 10, "min_bet": 10}, 2)
+    many = scrape_commands(client, monkeypatch)
+    assert few == many and many <= 5, (few, many)
+    text = client.get("/metrics").get_data(as_text=True)
+    line = next(x for x in text.splitlines() if x.startswith("cardroom_projection_lag_events "))
+    behind = float(line.split()[1])
+    redis = service.store.redis
+    # nothing projects in this app (no worker runs): every stored event is behind
+    stored = sum(redis.xlen(k) for k in redis.scan_iter("cardroom:{*}:events", count=1000))
+    assert behind == stored >= 1000
