@@ -53,6 +53,15 @@ class CreateGameRequest(_Request):
     seats: Annotated[int, Field(strict=True)] | None = Field(
         default=None, description="Number of seats: required for azi (2-6); hazari and murlan 4."
     )
+    idempotency_key: (
+        Annotated[str, StringConstraints(min_length=1, max_length=IDEMPOTENCY_KEY_MAX)] | None
+    ) = Field(
+        default=None,
+        description=(
+            "Retry-safe key, scoped to the client (its `Client-Id` header, else its address): "
+            "the same key opens one table and a repeat answers with it."
+        ),
+    )
 
 
 class TakeSeatRequest(_Request):

@@ -239,6 +239,20 @@ class GameService:
         self._after_append(None, state)
         return state
 
+    def keep_creation(self, scope: str, idempotency_key: str, game_id: str) -> str:
+        """The game a client's creation key names: ``game_id`` if the key is new,
+        else the game of the first request with it (the table just opened is
+        then never joined, and expires). Keys are remembered like move keys."""
+        digest = hashlib.sha256(f"{scope}\0{idempotency_key}".encode()).hexdigest()[:32]
+        key = f"{keys.PREFIX}:{{create:{digest[:2]}}}:{digest}"
+        ttl_ms = self.store.idempotency_ttl_ms
+        if self.store.redis.set(key, game_id, nx=True, px=ttl_ms):
+            return game_id
+        kept = self.store.redis.get(key)
+        if kept is None:
+            return game_id
+        return kept.decode() if isinstance(kept, bytes) else str(kept)
+
     def take_seat(
         self, game_id: str, name: str, client_seed: str | None = None, bot: bool = False
     ) -> SeatGrant:

@@ -188,3 +188,19 @@ def test_a_retry_racing_its_first_attempt_gets_its_answer(
     assert r.status_code == 201, r.get_json()
     assert r.get_json() == first[0].body
     assert service.store.version(tab.game_id) == version + 1
+
+
+def test_a_creation_key_opens_one_table_per_client(api: Api) -> None:
+    body = {"game": "murlan", "idempotency_key": "new-table"}
+    first = api.client.post("/games", json=body, headers={"Client-Id": "app-a"})
+    again = api.client.post("/games", json=body, headers={"Client-Id": "app-a"})
+    other = api.client.post("/games", json=body, headers={"Client-Id": "app-b"})
+    assert first.status_code == again.status_code == other.status_code == 201
+    assert again.get_json()["game_id"] == first.get_json()["game_id"]
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert other.get_json()["game_id"] != first.get_json()["game_id"]
+    by_address = api.client.post("/games", json=body)
+    assert by_address.get_json()["game_id"] not in {
+        first.get_json()["game_id"],
+        other.get_json()["game_id"],
+    }
