@@ -11,6 +11,7 @@ BENCHES = (
     "bench.bench_azi",
     "bench.bench_fairness",
     "bench.bench_store",
+    "bench.bench_retention",
     "bench.bench_api",
     "bench.bench_workers",
     "bench.bench_cluster",

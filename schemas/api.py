@@ -11,14 +11,25 @@ the OpenAPI document, so their fields carry descriptions for people.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation, StringConstraints
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SkipValidation,
+    StringConstraints,
+)
+from pydantic_core import PydanticCustomError
 
 from .moves import AnyMove
 
 GameName = Literal["hazari", "azi", "murlan"]
 Status = Literal["seating", "playing", "ended"]
+IndexStatus = Literal["seating", "playing", "ended", "archived"]
+"""A game's status in the index: ``archived`` once its events moved to the archive."""
 CLIENT_SEED_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"
 IDEMPOTENCY_KEY_MAX: Final = 128
 SEAT_KEY_MIN: Final = 16
@@ -44,6 +55,15 @@ class CreateGameRequest(_Request):
     )
     seats: Annotated[int, Field(strict=True)] | None = Field(
         default=None, description="Number of seats: required for azi (2-6); hazari and murlan 4."
+    )
+    idempotency_key: (
+        Annotated[str, StringConstraints(min_length=1, max_length=IDEMPOTENCY_KEY_MAX)] | None
+    ) = Field(
+        default=None,
+        description=(
+            "Retry-safe key, scoped to the client (its `Client-Id` header, else its address): "
+            "the same key opens one table and a repeat answers with it."
+        ),
     )
 
 
@@ -91,16 +111,54 @@ class MoveRequest(_Request):
     )
 
 
+# -- query parameters --------------------------------------------------------------
+# Every query parameter is parsed by these models (through ``service.api.http.query``).
+# A value that is not even of the parameter's form (a number written with anything
+# but the ASCII digits 0-9, a cursor not of the form handed out) is a "malformed
+# query" error (a 400); a well-formed value out of range is an ordinary 422.
+QUERY_MALFORMED: Final = "query_malformed"
+QUERY_INT_RE: Final = re.compile(r"[0-9]{1,19}", re.ASCII)
+CURSOR_PATTERN: Final = r"^[0-9]{1,19}:[A-Za-z0-9_-]{1,64}$"
+
+
+def _ascii_int(value: object) -> object:
+    """A query number: ASCII digits only (``int()`` would take ``²``-like
+    digits of other scripts, ``1_000``, spaces and signs)."""
+    if isinstance(value, str):
+        if not QUERY_INT_RE.fullmatch(value):
+            raise PydanticCustomError(
+                QUERY_MALFORMED, "not a number: use 1-19 of the ASCII digits 0-9"
+            )
+        return int(value)
+    return value
+
+
+def _cursor_form(value: object) -> object:
+    if isinstance(value, str) and not re.fullmatch(CURSOR_PATTERN, value, re.ASCII):
+        raise PydanticCustomError(
+            QUERY_MALFORMED, "not a cursor: pass back a next_cursor exactly as it was given"
+        )
+    return value
+
+
+QueryInt = Annotated[int, BeforeValidator(_ascii_int)]
+Cursor = Annotated[str, BeforeValidator(_cursor_form)]
+
+
 class ListGamesQuery(_Request):
     game: GameName | None = None
-    status: Status | None = None
-    limit: int = Field(default=20, ge=1, le=100)
-    cursor: Annotated[str, StringConstraints(max_length=200)] | None = None
+    status: IndexStatus | None = None
+    limit: QueryInt = Field(default=20, ge=1, le=100)
+    cursor: Cursor | None = Field(
+        default=None,
+        description="The `next_cursor` of the previous page, as it was given.",
+        json_schema_extra={"pattern": CURSOR_PATTERN},
+    )
 
 
 class EventsQuery(_Request):
-    after: int = Field(default=0, ge=0, le=10**12)
-    limit: int = Field(default=200, ge=1, le=1000)
+    after: QueryInt = Field(default=0, ge=0, le=10**12)
+    limit: QueryInt = Field(default=200, ge=1, le=1000)
     views: bool = Field(
         default=False,
         description=(
@@ -111,7 +169,7 @@ class EventsQuery(_Request):
 
 
 class StreamQuery(_Request):
-    after: int | None = Field(default=None, ge=0, le=10**12)
+    after: QueryInt | None = Field(default=None, ge=0, le=10**12)
     views: bool = Field(
         default=False,
         description=(
@@ -251,7 +309,7 @@ class EventsPage(_Response):
 class GameSummary(_Response):
     game_id: str
     game: GameName
-    status: Status
+    status: IndexStatus
     created_at: int = Field(description="Milliseconds since the epoch.")
 
 

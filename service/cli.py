@@ -87,7 +87,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", choices=("hazari", "azi", "murlan"), default=None)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_fairness)
+
+    p = sub.add_parser(
+        "archive",
+        help="one retention pass: archive old finished games, expire unjoined tables",
+    )
+    p.set_defaults(func=cmd_archive)
+
+    p = sub.add_parser("seed-key", help="print a new key for CARDROOM_SEED_KEYS: <id>:<base64>")
+    p.add_argument("key_id", help="the key's id, e.g. k2 (1-32 of A-Z a-z 0-9 _ . -)")
+    p.set_defaults(func=cmd_seed_key)
     return parser
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    from .retention import run_pass
+
+    settings = load_settings()
+    report = run_pass(_store(), settings)
+    where = settings.archive_url or "nowhere (CARDROOM_ARCHIVE_URL is unset)"
+    print(
+        f"cardroom archive: {len(report.archived)} finished games archived to {where}; "
+        f"{len(report.expired)} unjoined tables expired"
+    )
+    if report.memory_ratio is not None:
+        print(f"cardroom archive: Redis memory at {report.memory_ratio:.0%} of maxmemory")
+    return 0
+
+
+def cmd_seed_key(args: argparse.Namespace) -> int:
+    from .store.seeds import KEY_ID_RE, new_key_entry
+
+    if not KEY_ID_RE.fullmatch(args.key_id):
+        print("cardroom seed-key: the id must be 1-32 of A-Z a-z 0-9 _ . -", file=sys.stderr)
+        return 2
+    print(new_key_entry(args.key_id))
+    return 0
 
 
 # -- serving ---------------------------------------------------------------------
@@ -207,11 +242,10 @@ def _store() -> Any:
 
 def _replay_from_store(game_id: str) -> Any:
     from .replay import build_replay
-    from .store import load_game
+    from .retention import events_or_archive
 
-    store = _store()
-    state = load_game(store, game_id)
-    return build_replay(state, store.read(game_id), None)
+    state, stored = events_or_archive(_store(), game_id)
+    return build_replay(state, stored, None)
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Final, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 CLUSTER_SCHEMES: Final = ("redis+cluster://", "rediss+cluster://")
@@ -164,6 +164,48 @@ class Settings(BaseSettings):
     reconcile_batch: int = Field(
         default=200, ge=1, le=10_000, description="Games one pass of the reconciler checks at most."
     )
+    redis_password_file: str | None = Field(
+        default=None,
+        description=(
+            "File holding the Redis password (e.g. a container secret); the URL's user "
+            "name, if any, goes with it. Unset: the password of the URL, if any."
+        ),
+    )
+    seed_keys: SecretStr | None = Field(
+        default=None,
+        description=(
+            "Keys sealing server seeds at rest: `<id>:<base64 of 32 bytes>`, comma-separated; "
+            "the first seals, all open. Unset: CARDROOM_SEED_KEYS_FILE, else (with a real "
+            "Redis) seeds are stored unencrypted."
+        ),
+    )
+    seed_keys_file: str | None = Field(
+        default=None, description="File holding CARDROOM_SEED_KEYS (one key a line)."
+    )
+    archive_url: str | None = Field(
+        default=None,
+        description=(
+            "Where finished games are archived (a directory or an fsspec URL, e.g. "
+            "file:///srv/cardroom-archive, s3://bucket/cardroom). Unset: games stay in Redis."
+        ),
+    )
+    archive_after_s: int = Field(
+        default=7 * 86_400,
+        ge=0,
+        description="Age of a finished game's last event before it is archived.",
+    )
+    unjoined_ttl_s: int = Field(
+        default=86_400, ge=60, description="How long a table nobody sat at is kept."
+    )
+    retention_interval_s: int = Field(
+        default=60, ge=1, le=86_400, description="How often the workers run the retention pass."
+    )
+    memory_warn_ratio: float = Field(
+        default=0.8,
+        gt=0,
+        le=1,
+        description="Share of Redis maxmemory past which the workers log a warning.",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO", description="Log level of the JSON logs."
     )
@@ -179,6 +221,13 @@ class Settings(BaseSettings):
     @property
     def retry_intervals(self) -> list[int]:
         return [round(float(x)) for x in self.job_retry_backoff_s.split(",") if x.strip()]
+
+    def redis_password(self) -> str | None:
+        """The password of CARDROOM_REDIS_PASSWORD_FILE (trailing new line dropped)."""
+        if self.redis_password_file is None:
+            return None
+        with open(self.redis_password_file, encoding="utf-8") as f:
+            return f.read().rstrip("\r\n")
 
     @property
     def embedded(self) -> bool:

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from schemas.codec import encode_event
 from schemas.moves import parse_move
+from service import lag
 from service.engines import game as table
 from service.engines.base import JSON, Event, Move
 from service.engines.shuffle import commitment, new_client_seed, new_server_seed
@@ -57,9 +58,6 @@ ACTIVE_FIELD: Final = "active_ms"
 """Field of the game's meta hash: when a person last acted at the table (ms)."""
 ABANDONED_IDLE: Final = "idle"
 """The reason of a :class:`~service.engines.game.GameAbandoned` nobody acted for."""
-SECRET_KEPT_AFTER_REVEAL_S: Final = 7 * 86_400
-"""How long the server seed stays in its key once the stream has revealed it
-(a week: room to notice a failover that lost the reveal and reveal again)."""
 
 
 class Unauthenticated(Exception):
@@ -144,6 +142,12 @@ def _fingerprint(seat: int, move: object, expected_version: int | None) -> str:
         default=str,
     )
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def seat_scoped_key(seat: int, idempotency_key: str) -> str:
+    """A client's idempotency key as stored: scoped to the seat that sent it,
+    so the same key chosen by two seats of a game names two requests."""
+    return f"seat:{seat}:{idempotency_key}"
 
 
 Followup = Callable[[str, int], None]
@@ -242,6 +246,20 @@ class GameService:
         state = table.fold(events)
         self._after_append(None, state, result)
         return state
+
+    def keep_creation(self, scope: str, idempotency_key: str, game_id: str) -> str:
+        """The game a client's creation key names: ``game_id`` if the key is new,
+        else the game of the first request with it (the table just opened is
+        then never joined, and expires). Keys are remembered like move keys."""
+        digest = hashlib.sha256(f"{scope}\0{idempotency_key}".encode()).hexdigest()[:32]
+        key = f"{keys.PREFIX}:{{create:{digest[:2]}}}:{digest}"
+        ttl_ms = self.store.idempotency_ttl_ms
+        if self.store.redis.set(key, game_id, nx=True, px=ttl_ms):
+            return game_id
+        kept = self.store.redis.get(key)
+        if kept is None:
+            return game_id
+        return kept.decode() if isinstance(kept, bytes) else str(kept)
 
     def take_seat(
         self,
@@ -400,10 +418,13 @@ class GameService:
         without, a lost race is re-decided on the new state a few times. A
         repeated ``idempotency_key`` answers with the first attempt's body: the
         append script refuses a key it has seen, and a decision that fails looks
-        the key up, so an accepted move costs no extra look-up.
+        the key up, so an accepted move costs no extra look-up. Keys are scoped
+        to the seat: another seat's same key is another request.
         ``state``: the game as just loaded, to decide on first.
         """
         fingerprint = _fingerprint(seat, move, expected_version)
+        if idempotency_key is not None:
+            idempotency_key = seat_scoped_key(seat, idempotency_key)
         parsed: list[dict[str, Any]] = []
 
         def decide(state: table.Game) -> list[Event]:
@@ -546,18 +567,21 @@ class GameService:
             result = self.store.append(state.game_id, events, state.version, idempotency_key, kept)
         if result.duplicate:
             return new_state, result
+        if any(isinstance(e, table.SeedRevealed) for e in events):
+            # the event now holds the seed: the stored copy would only be a second one
+            self.store.redis.delete(keys.secret(state.game_id))
         self._after_append(state, new_state, result)
         return new_state, AppendResult(result.first_version, result.last_version, False, response)
 
     def _after_append(self, old: table.Game | None, new: table.Game, result: AppendResult) -> None:
-        """Bookkeeping after a successful append: the cached state, the index, the workers.
+        """Bookkeeping after a successful append: the cached state, the projection
+        lag, the index, the workers.
 
         A follow-up job is enqueued only when the append set the game's marker
         anew; otherwise the job already queued or running sees this append
         before it lets the marker go (see :mod:`service.coalesce`)."""
         DEFAULT_CACHE.put(new, result.at_ms)
-        if new.server_seed is not None and (old is None or old.server_seed is None):
-            self.store.redis.expire(keys.secret(new.game_id), SECRET_KEPT_AFTER_REVEAL_S)
+        lag.appended(self.store.redis, new.game_id, new.version - (old.version if old else 0))
         if old is not None and old.status != new.status:
             self.store.set_status(new.game_id, new.status)
         if not result.fresh:

@@ -4,7 +4,9 @@ Counters and histograms live in this process; with several gunicorn
 processes set ``PROMETHEUS_MULTIPROC_DIR`` and every process's samples are
 aggregated at scrape time (prometheus-client's multiprocess mode). Gauges that
 describe the whole system (queue depth, projection lag) are read from Redis
-when scraped, so any process answers them the same.
+when scraped, so any process answers them the same; the lag is kept up to
+date as games change (:mod:`service.lag`), so a scrape costs the same few
+commands however many games there are.
 """
 
 from __future__ import annotations
@@ -20,12 +22,11 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from .lag import read as lag_reading
 from .metrics import APPEND_SECONDS, MOVES, REQUEST_SECONDS, REQUESTS
 from .store import keys
 
 log = logging.getLogger("cardroom.http")
-
-LAG_SAMPLE = 200
 
 
 class SystemCollector(Collector):
@@ -38,16 +39,16 @@ class SystemCollector(Collector):
         queue = GaugeMetricFamily("cardroom_queue_depth", "Jobs waiting in the RQ queue.")
         lag = GaugeMetricFamily(
             "cardroom_projection_lag_events",
-            "Events not yet folded into snapshots, summed over playing games (sampled).",
+            "Events not yet folded into snapshots, summed over all games (kept as they change).",
         )
         worst = GaugeMetricFamily(
             "cardroom_projection_lag_max_events", "The largest projection lag of one game."
         )
         try:
             queue.add_metric([], float(len(self.service.runtime.queue)))
-            behind = self._lags()
-            lag.add_metric([], float(sum(behind)))
-            worst.add_metric([], float(max(behind, default=0)))
+            behind, most = lag_reading(self.service.store.redis)
+            lag.add_metric([], float(behind))
+            worst.add_metric([], float(most))
         except Exception:  # a scrape must not fail because Redis hiccupped
             log.warning("metrics: could not read queue or projection state")
         yield queue
@@ -73,15 +74,6 @@ class SystemCollector(Collector):
             log.warning("metrics: could not read the reconciler's state")
         yield age
         yield found
-
-    def _lags(self) -> list[int]:
-        store = self.service.store
-        items, _ = store.list_games(None, "playing", LAG_SAMPLE, None)
-        out = []
-        for item in items:
-            version = store.version(item.game_id)
-            out.append(max(0, version - store.snapshot_version(item.game_id)))
-        return out
 
 
 def metrics_registry(service: Any) -> CollectorRegistry:

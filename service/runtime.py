@@ -30,8 +30,12 @@ def connect(url: str, *, cluster: bool = False, **options: Any) -> Any:
     ``rediss+cluster://``); such a URL may list several seed nodes,
     ``redis+cluster://[user:pass@]host1:port1,host2:port2``, so that one seed
     being down does not stop a process from starting. The client learns the
-    rest of the cluster from whichever seed answers.
+    rest of the cluster from whichever seed answers. ``options`` go to the
+    client (timeouts; ``password``, from CARDROOM_REDIS_PASSWORD_FILE, stands
+    in for the URL's).
     """
+    if options.get("password") is None:
+        options.pop("password", None)
     scheme, sep, rest = url.partition("://")
     if not sep:
         raise ValueError(f"not a Redis URL: {url!r}")
@@ -77,7 +81,7 @@ class Runtime:
             server = fakeredis.FakeServer()
             store_client = fakeredis.FakeRedis(server=server)
             return cls(settings, store_client, fakeredis.FakeRedis(server=server), server)
-        options = timeouts(settings)
+        options = {**timeouts(settings), "password": settings.redis_password()}
         store_client = connect(settings.redis_url, cluster=settings.redis_cluster, **options)
         if settings.redis_wait_replicas:
             require_replicas(

@@ -247,8 +247,10 @@ def tools_missing() -> str | None:
     return None
 
 
-LOCAL_OVERRIDES: Final = ("port", "bind", "dir")
-"""Directives of the deploy's Redis config that a local server sets on its command line."""
+LOCAL_OVERRIDES: Final = ("port", "bind", "dir", "aclfile")
+"""Directives of the deploy's Redis config that a local server sets on its command line
+(``aclfile`` left out: a local server keeps its default user; the ACL is tested
+in tests/product/test_locked_redis.py)."""
 
 
 def local_redis_conf(deploy_conf: str) -> str:

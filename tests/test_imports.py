@@ -183,7 +183,15 @@ def test_the_store_imports_only_itself_schemas_and_the_engines() -> None:
 
 
 def test_the_helpers_beside_the_service_import_no_api_or_workers() -> None:
-    helpers = ("service.fairness", "service.budgets", "service.seattokens", "service.coalesce")
+    helpers = (
+        "service.fairness",
+        "service.budgets",
+        "service.seattokens",
+        "service.coalesce",
+        "service.retention",
+        "service.answers",
+        "service.lag",
+    )
     for name, targets in graph().items():
         if within(name, *helpers):
             bad = sorted(t for t in targets if within(t, "service.api", "service.web", "workers"))

@@ -18,6 +18,8 @@ import logging
 import time
 from typing import Any, Final, cast
 
+from service import lag
+from service.answers import on_revealed
 from service.coalesce import now_ms
 from service.engines import game as table
 from service.engines.base import JSON, RuleError
@@ -56,6 +58,8 @@ def process_game(game_id: str) -> JSON:
         state, starts = project_with_starts(game_id)
         version = state.version
         acted, due_ms = _next_action(game_id, state, starts)
+        if acted is None and state.server_seed is not None:
+            on_revealed(context().store, game_id)  # ended and revealed: answers never change
         if acted is not None:
             done[acted] += 1
         elif followups.finish_round(game_id, version, seen, due_ms):
@@ -172,6 +176,7 @@ def project_with_starts(game_id: str) -> tuple[table.Game, dict[int, int]]:
     pipe.execute()
     fairness.record(redis, game_id, tail, state)
     store.save_snapshot(game_id, state)
+    lag.projected(redis, game_id, store.version(game_id) - state.version)
     for field in cleared:
         marks.pop(field, None)
     marks.update(turn_marks)

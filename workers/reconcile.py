@@ -20,6 +20,7 @@ from typing import Any, Final
 from service.coalesce import now_ms
 from service.engines import game as table
 from service.engines.base import JSON
+from service.retention import periodic_pass
 from service.store import keys
 from service.store.errors import GameNotFound
 
@@ -104,6 +105,7 @@ def reconcile_pass(limit: int | None = None) -> JSON:
             "checked": checked,
         }
     redis.hset(keys.reconciler(), mapping=mapping)
+    periodic_pass(ctx.store)  # retention: archive, expire unjoined tables, watch memory
     if enqueued:
         log.warning(
             "reconcile: games left behind poked",

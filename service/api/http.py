@@ -9,8 +9,9 @@ import json
 from typing import Any, Final, TypeVar
 
 from flask import Response, current_app, request
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from schemas.api import QUERY_MALFORMED
 from service.games import GameService
 
 from .errors import ApiError
@@ -73,7 +74,29 @@ def _shallow(data: Any) -> bool:
 
 
 def query(model: type[M]) -> M:
-    return model.model_validate(request.args.to_dict())
+    """The query string validated as ``model``, the one way every view reads one.
+
+    A parameter given twice, or a value not of its parameter's form (see
+    :data:`schemas.api.QUERY_MALFORMED`), is a 400 naming the parameter; a
+    well-formed value out of range, or an unknown parameter, a 422.
+    """
+    args = request.args
+    for name in args:
+        if len(args.getlist(name)) > 1:
+            raise _malformed(name, "given more than once")
+    try:
+        return model.model_validate(args.to_dict())
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            if err["type"] == QUERY_MALFORMED:
+                raise _malformed(".".join(str(p) for p in err["loc"]), err["msg"]) from None
+        raise
+
+
+def _malformed(name: str, why: str) -> ApiError:
+    return ApiError(
+        400, "malformed-query", "Malformed query", f"{name}: {why}", field=name or "query"
+    )
 
 
 def bearer_token() -> str | None:

@@ -28,7 +28,7 @@ GAME_ID_PARAM: Final = {
     "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
 }
 ERRORS: Final = {
-    400: "The body is not valid JSON.",
+    400: "The body is not valid JSON, or a query parameter is malformed (`field`).",
     401: "A seat token is required (or the Authorization header is malformed).",
     403: "The token opens no seat of this game.",
     404: "No such game.",
@@ -79,7 +79,7 @@ OPS: Final = (
         "games",
         200,
         api.GamesPage,
-        (422, 429),
+        (400, 422, 429),
         query=api.ListGamesQuery,
     ),
     Op(
@@ -127,7 +127,7 @@ OPS: Final = (
         "events",
         200,
         api.EventsPage,
-        (401, 403, 404, 422, 429),
+        (400, 401, 403, 404, 422, 429),
         query=api.EventsQuery,
         auth="optional",
     ),
@@ -163,7 +163,7 @@ OPS: Final = (
         "fairness",
         200,
         fairness.FairnessReport,
-        (422, 429),
+        (400, 422, 429),
         query=fairness.FairnessQuery,
     ),
     Op(

@@ -50,6 +50,7 @@ from .clients import (
 )
 from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
 from .index import GamesIndex, GameSummary
+from .seeds import SeedCipher, default_cipher, is_in_process, open_seed
 
 DEFAULT_IDEMPOTENCY_TTL_S: Final = 24 * 3600
 DEFAULT_FOLLOWUP_LEASE_MS: Final = 5_000
@@ -164,6 +165,7 @@ class EventStore:
         wait_replicas: int | None = None,
         wait_timeout_ms: int | None = None,
         followup_lease_ms: int = DEFAULT_FOLLOWUP_LEASE_MS,
+        seeds: SeedCipher | None = None,
     ) -> None:
         if redis.get_encoder().decode_responses:
             raise ValueError("EventStore needs a Redis client with decode_responses=False")
@@ -174,6 +176,8 @@ class EventStore:
         if self.wait_replicas < 0 or self.wait_timeout_ms <= 0:
             raise ValueError("wait_replicas must be >= 0 and wait_timeout_ms > 0")
         self.redis = redis
+        self.seeds = seeds if seeds is not None else default_cipher(is_in_process(redis))
+        """Seals server seeds at rest (``None``: in the clear); see :mod:`service.store.seeds`."""
         self.idempotency_ttl_ms = idempotency_ttl_s * 1000
         self.followup_lease_ms = followup_lease_ms
         self.index = GamesIndex(redis, index_shards)
@@ -493,11 +497,13 @@ class EventStore:
     # -- the server seed and seat tokens ----------------------------------------
     def put_secret(self, game_id: str, seed: bytes, pipe: Pipe | None = None) -> None:
         """Keep the game's server seed; an existing seed is never replaced
-        (its commitment is already public)."""
-        (pipe or self.redis).set(keys.secret(game_id), seed, nx=True)
+        (its commitment is already public). Sealed with :attr:`seeds`, if set."""
+        stored = seed if self.seeds is None else self.seeds.seal(game_id, seed)
+        (pipe or self.redis).set(keys.secret(game_id), stored, nx=True)
 
     def get_secret(self, game_id: str) -> bytes | None:
-        return _bytes(self.redis.get(keys.secret(game_id)))
+        stored = _bytes(self.redis.get(keys.secret(game_id)))
+        return None if stored is None else open_seed(game_id, stored, self.seeds)
 
     def put_token(self, game_id: str, seat: int, token_hash: str, pipe: Pipe | None = None) -> None:
         """Remember which seat a token belongs to, by the token's hash only."""

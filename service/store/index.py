@@ -171,6 +171,10 @@ def _parse_cursor(cursor: str | None) -> tuple[int, str] | None:
     if cursor is None:
         return None
     score, sep, member = cursor.partition(":")
-    if not sep or not score.isdigit() or not keys.GAME_ID_RE.fullmatch(member):
+    if (
+        not sep
+        or not (score.isascii() and score.isdigit())
+        or not keys.GAME_ID_RE.fullmatch(member)
+    ):
         raise BadCursor(f"bad cursor {cursor!r}")
     return int(score), member

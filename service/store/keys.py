@@ -136,3 +136,14 @@ def fairness_notes(game_id: str) -> str:
     """The fairness features of the game's deals, kept until the game is
     counted in the public report (never served)."""
     return _game_key(game_id, "fairness")
+
+
+def answer(game_id: str, which: str) -> str:
+    """An ended game's public answer (``replay`` or ``verify``), built once and
+    kept compressed with its ETag."""
+    return _game_key(game_id, f"answer:{_name(which)}")
+
+
+def retention_lock() -> str:
+    """Held (with a TTL) by the process running the retention pass."""
+    return f"{PREFIX}:{{retention}}:lock"

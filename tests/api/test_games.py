@@ -80,12 +80,18 @@ def test_list_pages_and_filters(api: Api, client: FlaskClient) -> None:
 
 
 @pytest.mark.parametrize(
-    ("query", "field"),
-    [("limit=0", "limit"), ("limit=x", "limit"), ("game=chess", "game"), ("cursor=zz", "cursor")],
+    ("query", "field", "status"),
+    [
+        ("limit=0", "limit", 422),
+        ("limit=x", "limit", 400),
+        ("game=chess", "game", 422),
+        ("cursor=zz", "cursor", 400),
+        ("cursor=%C2%B2%3Aabc", "cursor", 400),
+    ],
 )
-def test_list_refuses_bad_queries(client: FlaskClient, query: str, field: str) -> None:
+def test_list_refuses_bad_queries(client: FlaskClient, query: str, field: str, status: int) -> None:
     r = client.get(f"/games?{query}")
-    assert r.status_code == 422 and r.get_json()["field"] == field
+    assert r.status_code == status and r.get_json()["field"] == field
 
 
 def test_public_and_seat_views(api: Api, client: FlaskClient) -> None:

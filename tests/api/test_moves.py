@@ -141,10 +141,25 @@ def test_an_idempotent_retry_lands_once(api: Api) -> None:
     assert first.get_json() == again.get_json()
     assert again.headers["Idempotent-Replayed"] == "true"
     assert api.service.store.version(tab.game_id) == version + 1
-    other, _ = suggestion(api, tab, 2)
-    reused = api.move(tab.game_id, tab.tokens[2], other, idempotency_key="k-1")
+    reused = api.move(tab.game_id, tab.tokens[3], {"action": "pass"}, idempotency_key="k-1")
     assert reused.status_code == 422 and reused.get_json()["field"] == "idempotency_key"
     assert api.service.store.version(tab.game_id) == version + 1
+
+
+def test_idempotency_keys_belong_to_one_seat(api: Api) -> None:
+    """Two seats that happen to pick the same key each get their move, as
+    two accounts may use the same key with an API that scopes them."""
+    tab = api.table("hazari")
+    version = api.service.store.version(tab.game_id)
+    landed = []
+    for seat in (3, 2):
+        move, _ = suggestion(api, tab, seat)
+        r = api.move(tab.game_id, tab.tokens[seat], move, idempotency_key="move-1")
+        assert r.status_code == 201, r.get_json()
+        assert "Idempotent-Replayed" not in r.headers
+        landed.append(r.get_json()["first_version"])
+    assert landed == [version + 1, version + 2]
+    assert api.service.store.version(tab.game_id) >= version + 2
 
 
 def test_without_expected_version_a_lost_race_is_decided_again(
@@ -207,3 +222,19 @@ def test_a_retry_racing_its_first_attempt_gets_its_answer(
     assert r.status_code == 201, r.get_json()
     assert r.get_json() == first[0].body
     assert service.store.version(tab.game_id) == version + 1
+
+
+def test_a_creation_key_opens_one_table_per_client(api: Api) -> None:
+    body = {"game": "murlan", "idempotency_key": "new-table"}
+    first = api.client.post("/games", json=body, headers={"Client-Id": "app-a"})
+    again = api.client.post("/games", json=body, headers={"Client-Id": "app-a"})
+    other = api.client.post("/games", json=body, headers={"Client-Id": "app-b"})
+    assert first.status_code == again.status_code == other.status_code == 201
+    assert again.get_json()["game_id"] == first.get_json()["game_id"]
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert other.get_json()["game_id"] != first.get_json()["game_id"]
+    by_address = api.client.post("/games", json=body)
+    assert by_address.get_json()["game_id"] not in {
+        first.get_json()["game_id"],
+        other.get_json()["game_id"],
+    }

@@ -23,13 +23,13 @@ def test_replay_and_verify_before_and_after_the_end(
     assert pending["verified"] is None
     finish_hazari(api, service, gid, tab.tokens)
     replay = client.get(f"/games/{gid}/replay").get_json()
-    seed = service.store.get_secret(gid)
-    assert seed is not None and replay["server_seed"] == seed.hex()
+    assert service.store.get_secret(gid) is None  # revealed: the stored copy is gone
+    assert replay["server_seed"] == service.load(gid).server_seed is not None
     assert all("??" not in h for deal in replay["deals"] for h in deal["hands"].values())
     moves = [e for e in replay["events"] if "move" in e]
     assert moves and all(e["move"]["action"] == "arrange" for e in moves)
     verdict = client.get(f"/games/{gid}/verify").get_json()
-    assert verdict["verified"] is True and verdict["server_seed"] == seed.hex()
+    assert verdict["verified"] is True and verdict["server_seed"] == replay["server_seed"]
 
 
 def test_replay_errors(api: Api, client: FlaskClient) -> None:

@@ -355,6 +355,19 @@ def test_the_exchanged_cards_are_seen_by_the_two_seats_only() -> None:
     assert ENGINE.view(state, 3)["exchange"]["card_given_back"] == HIDDEN
 
 
+def test_the_exchange_stays_in_the_views_for_the_whole_hand() -> None:
+    state, _ = exchange(EXCHANGE_HANDS)
+    state, _ = act(state, 2, {"action": "give_back", "card": "TD"})
+    expected = {"first_finisher": 2, "last_finisher": 1, "skipped": False}
+    state, _ = act(state, 1, {"action": "play", "cards": ["4H"]})
+    state, _ = act(state, 2, {"action": "pass"})
+    assert state.phase == PLAYING and state.trick.cards
+    for viewer, card, back in [(1, "RJ", "TD"), (2, "RJ", "TD"), (0, HIDDEN, HIDDEN)]:
+        shown = ENGINE.view(state, viewer)["exchange"]
+        assert shown == {**expected, "card_given": card, "card_given_back": back}
+    assert ENGINE.view(state, None)["exchange"]["card_given"] == HIDDEN
+
+
 # -- illegal moves -------------------------------------------------------------------------
 def test_each_illegal_play_names_its_rule() -> None:
     state = position(FOUR, turn=1, table="5C", table_seat=0)

@@ -121,6 +121,14 @@ def test_a_finished_game_leaves_only_documented_keys(cluster: Cluster) -> None:
         if ttl_ms < 0:
             kept.append(key)
     game_kept = sorted(k.split("}:", 1)[1] for k in kept if k.startswith(f"cardroom:{{{game_id}}}"))
-    assert set(game_kept) <= {"events", "snapshot", "tokens", "ledger", "meta"}, game_kept
+    assert set(game_kept) <= {
+        "events",
+        "snapshot",
+        "tokens",
+        "ledger",
+        "meta",
+        "answer:replay",
+        "answer:verify",
+    }, game_kept
     assert "events" in game_kept and "snapshot" in game_kept
     print(f"keys left without a TTL: {len(kept)}: {sorted(kept)}")

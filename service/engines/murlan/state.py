@@ -168,9 +168,7 @@ def _apply_played(state: MurlanState, e: CardsPlayed) -> MurlanState:
     deal = state.deal
     seat = e.seat
     hands = _set_hand(deal.hands, seat, remove_cards(deal.hands[seat], cards))
-    new_deal = Deal(
-        deal.number, hands, deal.out, deal.given, deal.given_back, deal.exchange_skipped
-    )
+    new_deal = deal._replace(hands=hands)
     trick = Trick(next_in(hands, seat), classify(cards), cards, seat, 0, -1)
     return _with(state, new_deal, trick)
 

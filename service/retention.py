@@ -1,0 +1,234 @@
+"""Retention: what leaves Redis, when, and where it goes.
+
+One pass, :func:`run_pass`, run by ``cardroom archive`` and periodically by
+the workers (one call from the reconciler):
+
+- **Finished games** whose last event is older than
+  ``CARDROOM_ARCHIVE_AFTER_S`` are written as JSON Lines (:mod:`service.archive`,
+  the export format) to ``CARDROOM_ARCHIVE_URL`` — a directory or any fsspec
+  URL (``file:///srv/archive``, ``s3://bucket/cardroom``…) — read back and
+  compared, then their keys are deleted. Their index entry stays, moved to
+  status ``archived``, so ``/replay``, ``/verify`` and ``cardroom replay <id>``
+  find them and serve them from the archive (:func:`events_or_archive`).
+- **Unjoined tables** (only their ``GameCreated``: nobody ever sat) older than
+  ``CARDROOM_UNJOINED_TTL_S`` are deleted with their index entry.
+- **Memory:** Redis's ``used_memory`` against its ``maxmemory`` goes into the
+  ``cardroom_redis_memory_ratio`` gauge, with a warning in the log from
+  ``CARDROOM_MEMORY_WARN_RATIO`` (80 %) of the limit on.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Final, cast
+
+import fsspec  # type: ignore[import-untyped]
+from prometheus_client import Counter, Gauge
+
+from schemas.codec import decode_event
+from service.engines import game as table
+
+from . import lag
+from .config import Settings, settings
+from .store import EventStore, StoredEvent, keys
+from .store.archive import export_jsonl, parse_export
+from .store.errors import GameNotFound
+
+log = logging.getLogger("cardroom.retention")
+
+ARCHIVED: Final = "archived"
+"""The index status of a game whose events live in the archive."""
+PAGE: Final = 200
+PASS_LOCK: Final = keys.retention_lock()
+
+REDIS_MEMORY_RATIO = Gauge(
+    "cardroom_redis_memory_ratio", "Redis used_memory / maxmemory (0 when no limit is set)."
+)
+RETAINED = Counter(
+    "cardroom_retention_total", "Games moved out of Redis, by what was done.", ["action"]
+)
+
+
+@dataclass
+class PassReport:
+    archived: list[str] = field(default_factory=list)
+    expired: list[str] = field(default_factory=list)
+    memory_ratio: float | None = None
+
+
+class ArchiveMismatch(RuntimeError):
+    """The archive read back is not what was written: the game stays in Redis."""
+
+
+def archive_location(url: str, game_id: str) -> tuple[Any, str]:
+    """The fsspec filesystem and path of a game's archive file."""
+    fs, root = fsspec.core.url_to_fs(url)
+    return fs, f"{root.rstrip('/')}/{keys.check_game_id(game_id)}.jsonl"
+
+
+def run_pass(
+    store: EventStore, current: Settings | None = None, now_ms: int | None = None
+) -> PassReport:
+    """One retention pass over the index (see the module's docstring)."""
+    cfg = current or settings()
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    report = PassReport()
+    report.memory_ratio = check_memory(store.redis, cfg.memory_warn_ratio)
+    if cfg.archive_url is not None:
+        cutoff = now - cfg.archive_after_s * 1000
+        for game_id in list(_games(store, "ended")):
+            last = store.last_entry(game_id)
+            if last is None or last[1] > cutoff:
+                continue
+            try:
+                archive_game(store, game_id, cfg.archive_url)
+            except ArchiveMismatch:
+                log.error("archive mismatch; game kept in Redis", extra={"game_id": game_id})
+                continue
+            report.archived.append(game_id)
+    cutoff = now - cfg.unjoined_ttl_s * 1000
+    for game_id in list(_games(store, "seating", created_before=cutoff)):
+        if store.version(game_id) <= 1:
+            drop_unjoined(store, game_id)
+            report.expired.append(game_id)
+    if report.archived or report.expired:
+        log.info(
+            "retention",
+            extra={"archived": len(report.archived), "expired": len(report.expired)},
+        )
+    return report
+
+
+def periodic_pass(store: EventStore, current: Settings | None = None) -> PassReport | None:
+    """:func:`run_pass` at most once a minute across every process calling this
+    (the workers' periodic hook: a lock key with a TTL decides who runs it)."""
+    cfg = current or settings()
+    if not store.redis.set(PASS_LOCK, b"1", nx=True, ex=cfg.retention_interval_s):
+        return None
+    return run_pass(store, cfg)
+
+
+def _games(store: EventStore, status: str, created_before: int | None = None) -> Iterator[str]:
+    cursor: str | None = None
+    while True:
+        items, cursor = store.list_games(status=status, limit=PAGE, cursor=cursor)
+        for item in items:
+            if created_before is None or item.created_at <= created_before:
+                yield item.game_id
+        if cursor is None:
+            return
+
+
+def game_keys(game_id: str) -> list[str]:
+    """Every key a game has in Redis (all in its hash slot)."""
+    return [
+        keys.events(game_id),
+        keys.snapshot(game_id),
+        keys.secret(game_id),
+        keys.tokens(game_id),
+        keys.ledger(game_id),
+        keys.meta(game_id),
+        keys.followup(game_id),
+        keys.failures(game_id),
+        keys.fairness_notes(game_id),
+        *answer_keys(game_id),
+    ]
+
+
+def answer_keys(game_id: str) -> list[str]:
+    return [keys.answer(game_id, "replay"), keys.answer(game_id, "verify")]
+
+
+def archive_game(store: EventStore, game_id: str, url: str) -> str:
+    """Write the game's archive, check it, then move it out of Redis; its path."""
+    text = export_jsonl(store, game_id)
+    fs, path = archive_location(url, game_id)
+    parent = path.rsplit("/", 1)[0]
+    if parent:
+        fs.makedirs(parent, exist_ok=True)
+    fs.pipe_file(path, text.encode())
+    if fs.cat_file(path).decode() != text:
+        raise ArchiveMismatch(game_id)
+    store.set_status(game_id, ARCHIVED)
+    store.redis.delete(*game_keys(game_id))
+    lag.projected(store.redis, game_id, 0)
+    RETAINED.labels("archived").inc()
+    return str(path)
+
+
+def drop_unjoined(store: EventStore, game_id: str) -> None:
+    """Delete a table nobody sat at: its keys and its index entry."""
+    store.redis.delete(*game_keys(game_id))
+    lag.projected(store.redis, game_id, 0)
+    shard = keys.index_shard(game_id)
+    meta_key = keys.index_meta(shard)
+    raw = cast("bytes | None", store.redis.hget(meta_key, game_id))
+    if raw is not None:
+        game, status, _ = raw.decode().split(" ")
+        pipe = store.redis.pipeline(transaction=False)  # one shard's slot
+        pipe.hdel(meta_key, game_id)
+        for key in (
+            keys.index_games(shard),
+            keys.index_games(shard, game=game),
+            keys.index_games(shard, status=status),
+            keys.index_games(shard, game=game, status=status),
+        ):
+            pipe.zrem(key, game_id)
+        pipe.execute()
+    RETAINED.labels("expired").inc()
+
+
+def read_archive(game_id: str, url: str) -> list[StoredEvent]:
+    """The events of an archived game, decoded as the store would."""
+    fs, path = archive_location(url, game_id)
+    try:
+        text = fs.cat_file(path).decode()
+    except FileNotFoundError:
+        raise GameNotFound(game_id) from None
+    rows = parse_export(text)
+    game = rows[0].event["game"]
+    return [StoredEvent(r.version, r.at_ms, decode_event(game, r.event)) for r in rows]
+
+
+def events_or_archive(
+    store: EventStore, game_id: str, url: str | None = None
+) -> tuple[table.Game, list[StoredEvent]]:
+    """A game's state and events, from Redis or, once archived, from its archive."""
+    from .store import load_game
+
+    try:
+        state = load_game(store, game_id)
+    except GameNotFound:
+        summary = store.index.get(game_id) if keys.GAME_ID_RE.fullmatch(game_id) else None
+        target = url if url is not None else settings().archive_url
+        if summary is None or summary.status != ARCHIVED or target is None:
+            raise
+        stored = read_archive(game_id, target)
+        return table.fold([s.event for s in stored]), stored
+    return state, store.read(game_id, 0, state.version)
+
+
+def check_memory(redis: Any, warn_ratio: float) -> float | None:
+    """Redis's used/max memory ratio into the gauge, warning past ``warn_ratio``;
+    ``None`` when Redis has no limit (or does not say)."""
+    try:
+        info = redis.info("memory")
+    except Exception:  # INFO refused (an ACL) or a cluster client's per-node dict
+        return None
+    if not isinstance(info, dict) or "used_memory" not in info:
+        return None
+    limit = int(info.get("maxmemory", 0) or 0)
+    if limit <= 0:
+        REDIS_MEMORY_RATIO.set(0)
+        return None
+    ratio = int(info["used_memory"]) / limit
+    REDIS_MEMORY_RATIO.set(ratio)
+    if ratio >= warn_ratio:
+        log.warning(
+            "redis memory high",
+            extra={"used_ratio": round(ratio, 3), "maxmemory": limit},
+        )
+    return ratio
