@@ -59,7 +59,7 @@ from typing import Any, Final
 import httpx
 import redis
 
-from bench.stacklib import (
+from tests.stack import (
     BIN,
     GUNICORN_CONF,
     Proc,
@@ -263,7 +263,7 @@ class Rig:
     floor_url: str
 
     def pids(self, system: str) -> dict[str, list[int]]:
-        api = self.stack.api if system == "cardroom" else self.floor
+        api = self.stack.apis[0] if system == "cardroom" else self.floor
         assert api is not None and self.redis.proc is not None
         out = {"api": [api.pid, *api.children()], "redis": [self.redis.proc.pid]}
         out["worker"] = [w.pid for w in self.stack.workers] if system == "cardroom" else []
@@ -299,9 +299,9 @@ class Rig:
 @contextlib.contextmanager
 def rig() -> Iterator[Rig]:
     directory = Path(tempfile.mkdtemp(prefix="cardroom-throughput-"))
-    server = RedisServer(directory)
+    server = RedisServer(directory, deploy=True)  # the deploy's config: AOF, fsync always
     out_of_reach = {"CARDROOM_LOG_LEVEL": "WARNING", "CARDROOM_BOT_DELAY_S": "0"}
-    stack = Stack(directory, server, stack_env(server.url, **out_of_reach))
+    stack = Stack(stack_env(server.url, **out_of_reach), directory=directory, redis=server)
     floor: Proc | None = None
     try:
         server.start()
@@ -317,7 +317,7 @@ def rig() -> Iterator[Rig]:
             "FLOOR_REDIS_URL": server.url,
         }
         args = [str(BIN / "gunicorn"), "-c", str(GUNICORN_CONF), "bench.floorapp:create_app()"]
-        floor = Proc("floor", args, env, directory / "floor.log").start()
+        floor = Proc("floor", args, directory / "floor.log", env).start()
         stack.wait_healthy()
         stack.wait_api_workers(2)
         floor_url = f"http://127.0.0.1:{port}"
@@ -443,7 +443,7 @@ def profile(loops: int) -> None:
     from service.config import load_settings
 
     directory = Path(tempfile.mkdtemp(prefix="cardroom-profile-"))
-    server = RedisServer(directory)
+    server = RedisServer(directory, deploy=True)
     server.start()
     try:
         env = stack_env(server.url)
