@@ -108,11 +108,13 @@ def murlan_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
 def best_combo(hand: Sequence[str]) -> int:
     """The type of the first group the auto-arranger makes of 13 Hazari cards
     (1 indi, 2 pair, 3 color, 4 run, 5 color run, 6 troy): the best
-    combination a player leads with when the engine arranges for him."""
-    from service.engines.hazari.arrange import arrange
-    from service.engines.hazari.combos import combo_of, key
+    combination a player leads with when the engine arranges for him.
 
-    return int(combo_of(key(arrange(hand)[0])))
+    The arranger's own search, stopped once that type is settled
+    (:func:`~service.engines.hazari.arrange.first_type`)."""
+    from service.engines.hazari.arrange import first_type
+
+    return first_type(hand)
 
 
 def hazari_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:

@@ -7,6 +7,7 @@ seat against three seats choosing a uniformly random valid arrangement, over
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable
 
@@ -25,6 +26,7 @@ from service.engines.hazari.arrange import (
 from service.engines.hazari.combos import CARD_STRS, key
 from service.engines.hazari.engine import parse_arrangement, play_rounds
 from service.engines.hazari.state import HazariState
+from service.engines.shuffle import Shuffler
 
 hands = st.lists(st.sampled_from(CARD_STRS), min_size=13, max_size=13, unique=True)
 
@@ -147,3 +149,28 @@ def test_random_arrangers_share_evenly() -> None:
 
 def test_auto_arranger_beats_the_greedy_arranger() -> None:
     assert share(auto, greedy, 400, seed=3) > 0.27
+
+
+# The arrangements of every seat of these many deals of a fixed game, hashed:
+# any change to the search that changes a single arrangement shows here.
+PINNED = {
+    250: "d1abd61878efbd048592dc405f9e2910681b4a73a4044f326bd88c4dda3b2fa6",
+    5000: "50b81ac0c65540c142725438ca50a8ae7334794c859781d20e09269ea3f673a6",
+}
+
+
+def _arrangements_digest(deals: int) -> str:
+    shuffler = Shuffler(b"hazari-arranger", "arranger-check", ("check",))
+    digest = hashlib.sha256()
+    for deal in range(deals):
+        deck = [str(c) for c in shuffler.deal(deal, 52)[0]]
+        for seat in range(4):
+            digest.update(repr(arrange(deck[seat::4])).encode())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize(
+    "deals", [250, pytest.param(5000, marks=pytest.mark.slow)], ids=["1000-hands", "20000-hands"]
+)
+def test_the_arrangements_of_dealt_hands_are_pinned(deals: int) -> None:
+    assert _arrangements_digest(deals) == PINNED[deals]

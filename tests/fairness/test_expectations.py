@@ -13,6 +13,7 @@ import pytest
 from service.engines.cards import canonical_deck
 from service.engines.hazari.arrange import arrange
 from service.engines.hazari.combos import combo_of, key
+from service.engines.shuffle import Shuffler
 from service.fairness import expectations
 from service.fairness.expectations import pmf, simulated_error
 from service.fairness.features import (
@@ -117,6 +118,24 @@ def test_best_combination_is_what_the_auto_arranger_leads_with() -> None:
         first = arrange(hand)[0]
         assert best_combo(hand) == int(combo_of(key(first))), hand
     assert set(pmf("sim:hazari_best:13")) <= {1, 2, 3, 4, 5, 6}
+
+
+@pytest.mark.parametrize(
+    "deals", [250, pytest.param(5000, marks=pytest.mark.slow)], ids=["1000-hands", "20000-hands"]
+)
+def test_the_shortened_search_finds_the_arrangers_first_type(deals: int) -> None:
+    """``best_combo`` stops the arranger's search early: value for value it is
+    still the type of ``arrange(hand)[0]``, on hands dealt by the shuffle."""
+    shuffler = Shuffler(b"best-combination", "first-type-check", ("check",))
+    seen: Counter[int] = Counter()
+    for deal in range(deals):
+        deck = [str(c) for c in shuffler.deal(deal, 52)[0]]
+        for seat in range(4):
+            hand = deck[seat::4]
+            value = best_combo(hand)
+            assert value == int(combo_of(key(arrange(hand)[0]))), hand
+            seen[value] += 1
+    assert len(seen) >= 4  # the check meets several types, not one
 
 
 def test_azi_features_condition_on_the_trump_card() -> None:

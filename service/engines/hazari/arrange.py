@@ -33,7 +33,9 @@ from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import Final, Protocol
 
-from .combos import CARD_STRS, KEY3, POINTS, card_index, key3, key4
+import numpy as np
+
+from .combos import CARD_STRS, KEY3, POINTS, TYPE_SHIFT, card_index, key3, key4
 
 Groups = tuple[tuple[str, ...], ...]
 """An arrangement: four groups of 3, 3, 3 and 4 canonical card strings."""
@@ -319,6 +321,20 @@ ALL_KEYS: Final[list[int]] = _all_three_card_keys()
 """The 741 distinct three-card keys, weakest first."""
 
 
+_SINGLES: Final = tuple(1 << x for x in range(13))
+_FULL: Final = (1 << 13) - 1
+_POSITIONS: Final = np.array(list(combinations(range(13), 3)), dtype=np.intp)
+_POS_A: Final = _POSITIONS[:, 0].copy()
+_POS_B: Final = _POSITIONS[:, 1].copy()
+_POS_C: Final = _POSITIONS[:, 2].copy()
+_TRIPLE_MASKS: Final = (1 << _POS_A) | (1 << _POS_B) | (1 << _POS_C)
+"""The places of each three of 13 cards, and their bits, in the order of ``combinations``."""
+_KEY3: Final = np.array(KEY3, dtype=np.int64)
+_POINTS: Final = np.array(POINTS, dtype=np.int64)
+_POINTS_SHIFT: Final = 13
+_KEY_SHIFT: Final = 19
+
+
 class Shuffles(Protocol):
     """Anything with ``random.Random.shuffle`` (only tests and benchmarks use chance)."""
 
@@ -347,58 +363,98 @@ class Arranger:
     def arrange_indices(self, hand: Iterable[int]) -> list[list[int]]:
         """The best arrangement of 13 card indices (see :func:`card_index`)."""
         cards = sorted(hand, reverse=True)
+        groups = [
+            [cards[x] for x in range(13) if mask >> x & 1] for mask in self._search(cards, False)
+        ]
+        used = {c for g in groups for c in g}
+        groups.append([c for c in cards if c not in used])
+        return groups
+
+    def first_type(self, hand: Iterable[int]) -> int:
+        """The combination type (a :class:`~.combos.Combo` value) of the first
+        group of :meth:`arrange_indices`, by the same search stopped as soon as
+        that type is settled."""
+        cards = sorted(hand, reverse=True)
+        mask = self._search(cards, True)[0]
+        a, b, c = (cards[x] for x in range(13) if mask >> x & 1)
+        return KEY3[a * 2704 + b * 52 + c] >> TYPE_SHIFT
+
+    def _search(self, cards: list[int], first_only: bool) -> tuple[int, int, int]:
+        """Branch and bound over the triples of ``cards`` (13, highest first);
+        the masks of the three chosen triples (bit ``x`` is ``cards[x]``).
+
+        With ``first_only`` the search stops once no first group of another
+        type than the best one found so far can still win: the type of the
+        first chosen triple is then final (later first groups of that type
+        could only change its other digits); the rest is not.
+        """
         if len(cards) != 13 or len(set(cards)) != 13:
             raise ValueError(f"an arrangement needs 13 distinct cards, got {len(cards)}")
         win = self.win
         opponent_card = (360 - sum(POINTS[c] for c in cards)) / 39
         pot3, pot4 = 9 * opponent_card, 12 * opponent_card
-        bit = {c: 1 << i for i, c in enumerate(cards)}
-        table, points = KEY3, POINTS
-        # Strongest first (ties: more points first), so each loop below only
-        # meets groups that may follow the previous one.
-        triples = sorted(
-            [
-                (
-                    table[a * 2704 + b * 52 + c],
-                    points[a] + points[b] + points[c],
-                    bit[a] | bit[b] | bit[c],
-                    (a, b, c),
-                )
-                for a, b, c in combinations(cards, 3)
-            ],
-            reverse=True,
+        # Strongest first (ties: more points first, then the mask), so each
+        # loop below only meets groups that may follow the previous one. Each
+        # triple is one int, key, points and mask packed in that order, so
+        # sorting the ints sorts by (key, points, mask); numpy does the 286 at once.
+        hand = np.array(cards, dtype=np.int64)
+        a, b, c = hand[_POS_A], hand[_POS_B], hand[_POS_C]
+        codes = (
+            _KEY3[a * 2704 + b * 52 + c] << _KEY_SHIFT
+            | (_POINTS[a] + _POINTS[b] + _POINTS[c]) << _POINTS_SHIFT
+            | _TRIPLE_MASKS
         )
+        codes.sort()
+        codes = codes[::-1]
+        keys: list[int] = (codes >> _KEY_SHIFT).tolist()
+        pts: list[int] = (codes >> _POINTS_SHIFT & 63).tolist()
+        masks: list[int] = (codes & _FULL).tolist()
         # A four-card group is worth its best three; computed only for the
         # groups the search reaches.
-        key_of_mask = {t[2]: t[0] for t in triples}
+        key_of_mask = dict(zip(masks, keys, strict=True))
         quad_keys: dict[int, int] = {}
-        singles = [1 << i for i in range(13)]
+        singles = _SINGLES
         total = sum(POINTS[c] for c in cards)
-        full = (1 << 13) - 1
+        full = _FULL
         # Upper bounds: a group can hold at most 30 (three cards) or 40 points.
         top3, top4 = pot3 + 30, pot4 + 40
         best = -1.0
         chosen: tuple[int, int, int] = (0, 0, 0)
-        n = len(triples)
+        n = len(keys)
+        # For ``first_only``: the type of the outer triple and the bound of the
+        # first triple after it of a lower type (bounds only fall along the list).
+        block_type, lower_bound = -1, -1.0
         for i in range(n):
-            k1, p1, m1, _ = triples[i]
+            k1, p1, m1 = keys[i], pts[i], masks[i]
             w = win[k1]
             if (w[0] + w[1] + w[2]) * top3 + w[3] * top4 <= best:
                 break
+            if first_only and best >= 0:
+                if k1 >> TYPE_SHIFT != block_type:
+                    block_type, lower_bound = k1 >> TYPE_SHIFT, -1.0
+                    for x in range(i + 1, n):
+                        if keys[x] >> TYPE_SHIFT < block_type:
+                            wx = win[keys[x]]
+                            lower_bound = (wx[0] + wx[1] + wx[2]) * top3 + wx[3] * top4
+                            break
+                if block_type == keys[chosen[0]] >> TYPE_SHIFT and lower_bound <= best:
+                    break
             v1 = w[0] * (pot3 + p1)
             for j in range(i + 1, n):
-                k2, p2, m2, _ = triples[j]
+                m2 = masks[j]
                 if m2 & m1:
                     continue
-                w = win[k2]
+                w = win[keys[j]]
                 if v1 + (w[1] + w[2]) * top3 + w[3] * top4 <= best:
                     break
+                p2 = pts[j]
                 v2 = v1 + w[1] * (pot3 + p2)
                 m12 = m1 | m2
                 for k in range(j + 1, n):
-                    k3, p3, m3, _ = triples[k]
+                    m3 = masks[k]
                     if m3 & m12:
                         continue
+                    k3 = keys[k]
                     w = win[k3]
                     if v2 + w[2] * top3 + w[3] * top4 <= best:
                         break
@@ -409,14 +465,12 @@ class Arranger:
                         quad_keys[rest] = k4
                     if k4 > k3:
                         continue
+                    p3 = pts[k]
                     p4 = total - p1 - p2 - p3
                     value = v2 + w[2] * (pot3 + p3) + win[k4][3] * (pot4 + p4)
                     if value > best:
                         best, chosen = value, (i, j, k)
-        groups = [list(triples[x][3]) for x in chosen]
-        used = {c for g in groups for c in g}
-        groups.append([c for c in cards if c not in used])
-        return groups
+        return masks[chosen[0]], masks[chosen[1]], masks[chosen[2]]
 
     def arrange(self, hand: Iterable[str]) -> Groups:
         """The best arrangement of 13 cards as canonical strings, each group
@@ -475,3 +529,9 @@ DEFAULT: Final = Arranger()
 def arrange(hand: Iterable[str]) -> Groups:
     """The auto-arranger's arrangement of 13 cards (see :class:`Arranger`)."""
     return DEFAULT.arrange(hand)
+
+
+def first_type(hand: Iterable[str]) -> int:
+    """The combination type of the first group of :func:`arrange` (see
+    :meth:`Arranger.first_type`): ``combo_of(key(arrange(hand)[0]))``."""
+    return DEFAULT.first_type(card_index(c) for c in hand)
