@@ -483,6 +483,11 @@ class GameService:
                 break
             seed = self.store.get_secret(game_id)
             if seed is None:
+                # The seed is deleted once revealed: a racing caller that revealed it
+                # since this load has moved the game on. Only a game still at this
+                # version with a step due and no seed has lost it.
+                if self.store.version(game_id) != state.version:
+                    continue
                 raise MissingSecret(f"game {game_id} has no server seed; it cannot deal")
             events = table.advance(state, seed)
             if not events:
