@@ -16,8 +16,8 @@ Run ``.venv/bin/python -m bench.bench_fairness`` (about a minute) or with
   the figure is its wall time per deal, and the feature extraction alone
   per deal of each game.
 
-With ``--redis-url`` the projection lives on that Redis (a database of its
-own: it is flushed), else on the in-process fakeredis.
+With ``--redis-url`` the projection and the rebuilt games live on that Redis
+(a database of its own: it is flushed), else on the in-process fakeredis.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def bench_report(redis: Any, games: int, players: int) -> None:
     print(f"  one player's view (my luck): median {statistics.median(mine):.0f} ms")
 
 
-def bench_rebuild(rounds: int) -> None:
+def bench_rebuild(rounds: int, redis_url: str | None = None) -> None:
     from service.config import load_settings
     from service.demo import play_bot_game
     from service.runtime import Runtime
@@ -162,7 +162,7 @@ def bench_rebuild(rounds: int) -> None:
     from workers.context import install
     from workers.embedded import EmbeddedWorker
 
-    runtime = Runtime.from_settings(load_settings(redis_url=None, bot_delay_s=0))
+    runtime = Runtime.from_settings(load_settings(redis_url=redis_url, bot_delay_s=0))
     worker = EmbeddedWorker(runtime)
     install(runtime)
     store = EventStore(runtime.redis)
@@ -207,7 +207,10 @@ def main() -> int:
         bench_report(redis, args.games, args.players)
     finally:
         redis.flushdb()
-    bench_rebuild(args.rounds)
+    try:
+        bench_rebuild(args.rounds, args.redis_url)
+    finally:
+        redis.flushdb()
     return 0
 
 
