@@ -1,7 +1,8 @@
 """The fairness report's costs: answering from the projection, and rebuilding it.
 
 Run ``.venv/bin/python -m bench.bench_fairness`` (about a minute) or with
-``--quick``. Figures only; nothing is asserted here.
+``--quick``; ``--rebuild-only`` skips the report. Figures only; nothing is
+asserted here.
 
 - *Report*: the projection is filled with ``--games`` finished games (10,000
   by default: a third each Murlan, Azi and Hazari, 4 named players each from
@@ -12,9 +13,14 @@ Run ``.venv/bin/python -m bench.bench_fairness`` (about a minute) or with
   right after each of 5 more games is counted (the kept analysis answers
   while a new one is made behind it). The analysis itself is timed too.
 - *Rebuild*: bot games of every kind are played to their end on the embedded
-  stack, then :func:`projection.rebuild` recounts them from their streams;
-  the figure is its wall time per deal, and the feature extraction alone
-  per deal of each game.
+  stack, then :func:`projection.rebuild` recounts them from their streams
+  ``--repeats`` times; the figure is its wall time per deal (median and
+  best), with the CPU time per deal of this process and, on a real Redis,
+  of the server (``INFO cpu``): on a busy machine the wall time swells with
+  waiting for a core, the CPU time far less. Then the CPU time per deal of
+  each step (reading the stream and decoding what the counts read, the
+  features and counting, the merge), and of the features alone for each
+  game. The bot games are new every run, so the mix of deals (printed) varies.
 
 With ``--redis-url`` the projection and the rebuilt games live on that Redis
 (a database of its own: it is flushed), else on the in-process fakeredis.
@@ -35,7 +41,7 @@ import redis as redis_lib
 
 from service.engines.shuffle import Shuffler
 from service.fairness import projection
-from service.fairness.features import deal_observations
+from service.fairness.features import deal_fields
 
 
 class Deal:
@@ -90,7 +96,7 @@ def fill(redis: Any, games: int, players: int) -> int:
         fields: dict[str, str] = {}
         counts: Counter[str] = Counter()
         for deal in deals_of(kind, sh, n):
-            counts.update(o.field() for o in deal_observations(game, options, deal, names))
+            counts.update(deal_fields(game, options, deal, names))
         fields = {"d:all": __import__("json").dumps(list(counts.elements()))}
         projection.merge(redis, f"g{g}", fields)
         deals_total += n
@@ -154,7 +160,7 @@ def bench_report(redis: Any, games: int, players: int) -> None:
     print(f"  one player's view (my luck): median {statistics.median(mine):.0f} ms")
 
 
-def bench_rebuild(rounds: int, redis_url: str | None = None) -> None:
+def bench_rebuild(rounds: int, redis_url: str | None = None, repeats: int = 9) -> None:
     from service.config import load_settings
     from service.demo import play_bot_game
     from service.runtime import Runtime
@@ -165,30 +171,75 @@ def bench_rebuild(rounds: int, redis_url: str | None = None) -> None:
     runtime = Runtime.from_settings(load_settings(redis_url=redis_url, bot_delay_s=0))
     worker = EmbeddedWorker(runtime)
     install(runtime)
-    store = EventStore(runtime.redis)
+    redis = runtime.redis
+    store = EventStore(redis)
     kinds = (("murlan", {}, None), ("azi", {"buy_in": 200}, 4), ("hazari", {"target": 1000}, None))
     per_kind: dict[str, list[float]] = {}
+    dealt: Counter[str] = Counter()
     for _ in range(rounds):
         for game, options, seats in kinds:
             state, stored = play_bot_game(runtime, game, options, seats, worker.drain)
             deals = [e for e in stored if getattr(e.event, "is_deal", False)]
-            t = time.perf_counter()
-            projection.game_fields(state, stored)
-            per_kind.setdefault(game, []).append((time.perf_counter() - t) * 1000 / len(deals))
-    live = projection.read(runtime.redis)
-    t = time.perf_counter()
-    done = projection.rebuild(store)
-    took = time.perf_counter() - t
-    assert projection.read(runtime.redis) == live, (
-        "the rebuilt projection differs from the live one"
-    )
+            dealt[game] += len(deals)
+            t = time.process_time()
+            projection.game_counts(state, stored)
+            per_kind.setdefault(game, []).append((time.process_time() - t) * 1000 / len(deals))
+    live = projection.read(redis)
+
+    def server_cpu() -> float:  # seconds the Redis server has run (none in-process)
+        if redis_url is None:
+            return 0.0
+        info = redis.info("cpu")
+        return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+    wall, cpu, server = [], [], []
+    done = {"games": 0, "deals": 0}
+    for _ in range(repeats):
+        s, t, c = server_cpu(), time.perf_counter(), time.process_time()
+        done = projection.rebuild(store)
+        wall.append((time.perf_counter() - t) * 1000 / done["deals"])
+        cpu.append((time.process_time() - c) * 1000 / done["deals"])
+        server.append((server_cpu() - s) * 1000 / done["deals"])
+        assert projection.read(redis) == live, "the rebuilt projection differs from the live one"
+    mix = ", ".join(f"{dealt[game]} {game}" for game, _, _ in kinds)
     print(
-        f"rebuild: {done['games']} games, {done['deals']} deals in {took * 1000:.0f} ms: "
-        f"{took * 1000 / done['deals']:.2f} ms per deal (read, decode, fold, features, count); "
-        "equal to the live projection"
+        f"rebuild: {done['games']} games, {done['deals']} deals ({mix}): "
+        f"{statistics.median(wall):.2f} ms per deal (median of {repeats}, best "
+        f"{min(wall):.2f}; CPU {statistics.median(cpu):.2f} ms here, best {min(cpu):.2f}"
+        + (f" + {statistics.median(server):.2f} in Redis" if redis_url else "")
+        + "); equal to the live projection"
+    )
+    # Where one rebuild's time goes: the same steps, timed one by one (median of 3).
+    steps: dict[str, list[float]] = {}
+    scratch = tuple(f"{k}:bench" for k in (projection.COUNTS, projection.GAMES, projection.META))
+    items, cursor = store.list_games(status="ended", limit=200)
+    while cursor is not None:
+        more, cursor = store.list_games(status="ended", limit=200, cursor=cursor)
+        items += more
+    for _ in range(3):
+        took: Counter[str] = Counter()
+        for item in items:
+            c = time.process_time()
+            found = projection.counted_stream(store, item.game_id)
+            took["read and decode"] += time.process_time() - c
+            if found is None:
+                continue
+            c = time.process_time()
+            counts, deals = projection.game_counts(*found)
+            took["features and count"] += time.process_time() - c
+            c = time.process_time()
+            projection.merge_counts(redis, item.game_id, counts, deals, scratch)
+            took["merge"] += time.process_time() - c
+        redis.delete(*scratch)
+        for name, v in took.items():
+            steps.setdefault(name, []).append(v * 1000 / done["deals"])
+    print(
+        "  CPU per deal: "
+        + ", ".join(f"{name} {statistics.median(v):.2f}" for name, v in steps.items())
+        + " ms"
     )
     for game, ms in per_kind.items():
-        print(f"  features alone, {game}: {statistics.mean(ms):.3f} ms per deal")
+        print(f"  features alone, {game}: {statistics.mean(ms):.3f} ms CPU per deal")
 
 
 def main() -> int:
@@ -197,18 +248,21 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=3, help="bot games of each kind to rebuild")
     parser.add_argument("--redis-url", default=None)
+    parser.add_argument("--repeats", type=int, default=9, help="rebuilds to time")
+    parser.add_argument("--rebuild-only", action="store_true", help="skip the report")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.quick:
         args.games, args.rounds = 600, 1
     redis = redis_lib.Redis.from_url(args.redis_url) if args.redis_url else fakeredis.FakeRedis()
     redis.flushdb()
+    if not args.rebuild_only:
+        try:
+            bench_report(redis, args.games, args.players)
+        finally:
+            redis.flushdb()
     try:
-        bench_report(redis, args.games, args.players)
-    finally:
-        redis.flushdb()
-    try:
-        bench_rebuild(args.rounds, args.redis_url)
+        bench_rebuild(args.rounds, args.redis_url, args.repeats)
     finally:
         redis.flushdb()
     return 0

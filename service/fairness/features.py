@@ -89,19 +89,70 @@ def longest_run(present: set[str]) -> int:
     return min(best, 13)
 
 
+# Hands as four 13-bit masks of ranks, one per suit (bit ``i`` is ``RANK_ORDER[i]``,
+# the Ace bit 0): counting ranks, runs and straights is then a few integer operations.
+_SUITS: Final = "CDHS"
+_CARD_BITS: Final[dict[str, tuple[int, int]]] = {
+    rank + suit: (s, 1 << RANK_ORDER.index(rank)) for rank in RANKS for s, suit in enumerate(_SUITS)
+}
+"""Each card's suit (0-3) and rank bit."""
+_ACE_BIT: Final = 1
+_TWO_BIT: Final = 1 << RANK_ORDER.index("2")
+
+
+def _suit_masks(hand: Iterable[str]) -> tuple[list[int], int]:
+    """The ranks held in each suit, and the number of jokers."""
+    masks = [0, 0, 0, 0]
+    jokers = 0
+    bits = _CARD_BITS
+    for card in hand:
+        if card == "BJ" or card == "RJ":
+            jokers += 1
+            continue
+        suit, bit = bits[card]
+        masks[suit] |= bit
+    return masks, jokers
+
+
+def _rank_counts(masks: Sequence[int]) -> tuple[int, int, int]:
+    """The ranks held exactly twice, at least three times and four times, as
+    masks: the four suits added bit by bit (``count = one + 2 * two + 4 * four``)."""
+    a, b, c, d = masks
+    ab, cd = a ^ b, c ^ d
+    ab2, cd2 = a & b, c & d
+    one, carry = ab ^ cd, ab & cd
+    two = ab2 ^ cd2 ^ carry
+    four = (ab2 & cd2) | (carry & (ab2 ^ cd2))
+    return two & ~one, four | (one & two), four
+
+
+def _runs_of(ranks: int) -> int:
+    """:func:`windows` of a rank mask (width 3)."""
+    ranks |= (ranks & _ACE_BIT) << 13  # the Ace above the King too
+    return (ranks & ranks >> 1 & ranks >> 2).bit_count()
+
+
+def _longest_of(ranks: int) -> int:
+    """:func:`longest_run` of a rank mask."""
+    ranks |= (ranks & _ACE_BIT) << 13
+    run = 0
+    while ranks:
+        ranks &= ranks >> 1
+        run += 1
+    return min(run, 13)
+
+
 def murlan_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
     n = len(hand)
-    counts = rank_counts(hand)
+    masks, jokers = _suit_masks(hand)
+    present = masks[0] | masks[1] | masks[2] | masks[3]
     return {
-        "jokers": (_hg(54, 2, n), sum(c in ("BJ", "RJ") for c in hand)),
-        "twos": (_hg(54, 4, n), counts.get("2", 0)),
-        "aces": (_hg(54, 4, n), counts.get("A", 0)),
+        "jokers": (_hg(54, 2, n), jokers),
+        "twos": (_hg(54, 4, n), sum(m & _TWO_BIT != 0 for m in masks)),
+        "aces": (_hg(54, 4, n), sum(m & _ACE_BIT for m in masks)),
         "three_of_spades": (_hg(54, 1, n), int("3S" in hand)),
-        "quads": (f"quads:{n}:2", sum(v == 4 for v in counts.values())),
-        "longest_straight": (
-            f"straight:{n}:2",
-            min(longest_run(set(counts)), LONGEST_CAP),
-        ),
+        "quads": (f"quads:{n}:2", _rank_counts(masks)[2].bit_count()),
+        "longest_straight": (f"straight:{n}:2", min(_longest_of(present), LONGEST_CAP)),
     }
 
 
@@ -117,17 +168,25 @@ def best_combo(hand: Sequence[str]) -> int:
     return first_type(hand)
 
 
-def hazari_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
+def hazari_counts(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """Hazari's features that count ranks and runs (any number of cards)."""
     n = len(hand)
-    counts = rank_counts(hand)
-    color_runs = sum(windows({c[0] for c in hand if c[1] == suit}) for suit in "CDHS")
+    masks, _ = _suit_masks(hand)
+    pairs, troys, _ = _rank_counts(masks)
+    present = masks[0] | masks[1] | masks[2] | masks[3]
+    color_runs = _runs_of(masks[0]) + _runs_of(masks[1]) + _runs_of(masks[2]) + _runs_of(masks[3])
     return {
-        "troys": (f"troys:{n}:0", sum(v >= 3 for v in counts.values())),
+        "troys": (f"troys:{n}:0", troys.bit_count()),
         "color_runs": (f"colorruns:{n}", min(color_runs, WINDOWS_CAP)),
-        "runs": (f"runs:{n}:0", min(windows(set(counts)), WINDOWS_CAP)),
-        "pairs": (f"pairs:{n}:0", sum(v == 2 for v in counts.values())),
-        "best_combination": (f"sim:hazari_best:{n}", best_combo(hand)),
+        "runs": (f"runs:{n}:0", min(_runs_of(present), WINDOWS_CAP)),
+        "pairs": (f"pairs:{n}:0", pairs.bit_count()),
     }
+
+
+def hazari_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
+    feats = hazari_counts(hand)
+    feats["best_combination"] = (f"sim:hazari_best:{len(hand)}", best_combo(hand))
+    return feats
 
 
 def azi_features(
@@ -170,11 +229,18 @@ def deal_observations(
     game: str, options: dict[str, Any], event: Any, names: Sequence[str | None]
 ) -> list[Obs]:
     """The observations of one deal event (``Dealt`` or ``HandDealt``)."""
+    return [Obs.parse(f) for f in deal_fields(game, options, event, names)]
+
+
+def deal_fields(
+    game: str, options: dict[str, Any], event: Any, names: Sequence[str | None]
+) -> list[str]:
+    """:func:`deal_observations` as their counters' fields (:meth:`Obs.field`)."""
     table = table_kind(game, options)
     hands: Sequence[Sequence[str]] = event.hands
     seats = len(hands)
     dealer: int = event.dealer
-    out: list[Obs] = []
+    out: list[str] = []
     if game == "azi":
         order = [(dealer + k) % seats for k in range(1, seats + 1)]
         order = [s for s in order if hands[s]]
@@ -184,23 +250,23 @@ def deal_observations(
         six = bool(options.get("six_on_stage", True))
         for seat in order:
             feats = azi_features(hands[seat], deck, event.trump_card, seat == dealer, cards, six)
-            out += _obs(table, feats, groups(seat, positions[seat], _name(names, seat)))
+            out += _fields(table, feats, groups(seat, positions[seat], _name(names, seat)))
         rank = AZI_RANKS.index(event.trump_card[0])
         dealer_groups = (
             ["all", f"dealer:{_name(names, dealer)}"] if _name(names, dealer) else ["all"]
         )
-        out += _obs(table, {"trump_card_rank": ("u:9", rank)}, dealer_groups)
+        out += _fields(table, {"trump_card_rank": ("u:9", rank)}, dealer_groups)
         return out
     if game == "murlan":
         first = dealer  # Murlan's ``dealer`` is the seat that gets the first card
         for seat, hand in enumerate(hands):
             pos = (seat - first) % seats
-            out += _obs(table, murlan_features(hand), groups(seat, pos, _name(names, seat)))
+            out += _fields(table, murlan_features(hand), groups(seat, pos, _name(names, seat)))
         return out
     if game == "hazari":
         for seat, hand in enumerate(hands):
             pos = (seat - dealer) % seats  # the dealer is 0, the first to get cards 1
-            out += _obs(table, hazari_features(hand), groups(seat, pos, _name(names, seat)))
+            out += _fields(table, hazari_features(hand), groups(seat, pos, _name(names, seat)))
         return out
     return out
 
@@ -212,12 +278,12 @@ def _name(names: Sequence[str | None], seat: int) -> str | None:
     return name.replace("|", "/")
 
 
-def _obs(table: str, feats: dict[str, tuple[str, int]], in_groups: list[str]) -> list[Obs]:
-    return [
-        Obs(table, feature, group, context, value)
-        for feature, (context, value) in feats.items()
-        for group in in_groups
-    ]
+def _fields(table: str, feats: dict[str, tuple[str, int]], in_groups: list[str]) -> list[str]:
+    out: list[str] = []
+    for feature, (context, value) in feats.items():
+        head, tail = f"{table}|{feature}|", f"|{context}|{value}"
+        out += [head + group + tail for group in in_groups]
+    return out
 
 
 def pot_observation(game: str, options: dict[str, Any], winner: int, deal: dict[str, Any]) -> Obs:

@@ -7,7 +7,8 @@ the game's observations are added to the public counts in one atomic step,
 guarded by the set of games already counted, so running it twice (two
 workers, a retried job) counts a game once. Hands are thus only ever counted
 in public once anyone may see them. :func:`rebuild` recomputes the counts
-from the streams of all finished games.
+from the streams of all finished games, decoding of each only the events the
+counts read (:func:`counted_stream`).
 
 Keys (one hash tag, so the merge is one Lua script, also on a cluster):
 ``cardroom:{fairness}:counts`` (field ``table|feature|group|context|value``
@@ -21,12 +22,15 @@ import json
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any, Final, Protocol, cast
+from functools import cache
+from typing import Any, Final, NamedTuple, Protocol, cast
 
+from schemas.codec import unpack_event
 from service.engines import game as table
+from service.engines.registry import engine_for
 from service.store import keys
 
-from .features import deal_observations, deal_summary, pot_observation
+from .features import deal_fields, deal_summary, pot_observation
 
 COUNTS: Final = "cardroom:{fairness}:counts"
 GAMES: Final = "cardroom:{fairness}:games"
@@ -59,24 +63,34 @@ def _names(state: table.Game) -> list[str | None]:
     return [None if s is None else s.name for s in state.seats]
 
 
-def observe(
+def notes(
     state: table.Game, events: Iterable[HasEvent], last: dict[str, Any] | None = None
-) -> tuple[dict[str, str], dict[str, Any] | None]:
-    """Pending fields for ``events``: ``d:<deal>`` (a deal's observations),
-    ``p:<version>`` (an Azi pot's winner) and ``last`` (the latest deal)."""
-    fields: dict[str, str] = {}
+) -> tuple[dict[str, list[str]], dict[str, Any] | None]:
+    """The observations among ``events``, by note: ``d:<deal>`` (a deal's) and
+    ``p:<version>`` (an Azi pot's winner); and the latest deal's summary."""
+    found: dict[str, list[str]] = {}
     names = _names(state)
     for stored in events:
         event = stored.event
         if getattr(event, "is_deal", False):
-            obs = deal_observations(state.game, state.options, event, names)
-            fields[f"d:{event.deal}"] = json.dumps([o.field() for o in obs])
+            found[f"d:{event.deal}"] = deal_fields(state.game, state.options, event, names)
             last = deal_summary(event)
-            fields["last"] = json.dumps(last)
         elif event.type == "PotSettled" and last is not None:
-            obs1 = pot_observation(state.game, state.options, event.winner, last)
-            fields[f"p:{stored.version}"] = json.dumps([obs1.field()])
-    return fields, last
+            pot = pot_observation(state.game, state.options, event.winner, last)
+            found[f"p:{stored.version}"] = [pot.field()]
+    return found, last
+
+
+def observe(
+    state: table.Game, events: Iterable[HasEvent], last: dict[str, Any] | None = None
+) -> tuple[dict[str, str], dict[str, Any] | None]:
+    """Pending fields for ``events``: their :func:`notes` and ``last`` (the
+    latest deal's summary, when they hold a deal)."""
+    found, after = notes(state, events, last)
+    fields = {name: json.dumps(obs) for name, obs in found.items()}
+    if any(name.startswith("d:") for name in found):
+        fields["last"] = json.dumps(after)
+    return fields, after
 
 
 def counted(state: table.Game) -> bool:
@@ -86,14 +100,23 @@ def counted(state: table.Game) -> bool:
 
 def tally(fields: dict[str, str]) -> tuple[Counter[str], int]:
     """The counts of a game's pending fields, and its number of deals."""
+    return _count((name, json.loads(raw)) for name, raw in fields.items() if name != "last")
+
+
+def _count(found: Iterable[tuple[str, list[str]]]) -> tuple[Counter[str], int]:
     counts: Counter[str] = Counter()
     deals = 0
-    for name, raw in fields.items():
-        if name == "last":
-            continue
+    for name, obs in found:
         deals += name.startswith("d:")
-        counts.update(json.loads(raw))
+        counts.update(obs)
     return counts, deals
+
+
+def game_counts(state: table.Game, events: Sequence[HasEvent]) -> tuple[Counter[str], int]:
+    """A whole game's counts and deals, from its stream (for rebuilds): what
+    :func:`tally` gives of the pending fields of all its events, without the
+    JSON in between."""
+    return _count(notes(state, events)[0].items())
 
 
 def record(redis: Any, game_id: str, events: Sequence[HasEvent], state: table.Game) -> None:
@@ -119,16 +142,64 @@ def record(redis: Any, game_id: str, events: Sequence[HasEvent], state: table.Ga
 def merge(
     redis: Any, game_id: str, fields: dict[str, str], keys: Sequence[str] = (COUNTS, GAMES, META)
 ) -> bool:
-    counts, deals = tally(fields)
+    return merge_counts(redis, game_id, *tally(fields), keys)
+
+
+def merge_counts(
+    redis: Any,
+    game_id: str,
+    counts: Counter[str],
+    deals: int,
+    keys: Sequence[str] = (COUNTS, GAMES, META),
+) -> bool:
+    """Add a game's counts unless it is counted already (one atomic step)."""
     args: list[Any] = [game_id, deals]
     for name, n in sorted(counts.items()):
         args += [name, n]
     return bool(redis.eval(MERGE, 3, *keys, *args))
 
 
-def game_fields(state: table.Game, events: Sequence[HasEvent]) -> dict[str, str]:
-    """All pending fields of a game, from its whole stream (for rebuilds)."""
-    return observe(state, events)[0]
+class Noted(NamedTuple):
+    """A stream entry a rebuild decodes: its version and event."""
+
+    version: int
+    event: Any
+
+
+TABLE_FACTS: Final = ("GameCreated", "SeatTaken", "SeedRevealed")
+"""The table's own events that say which game, who sits where and the seed."""
+
+
+@cache
+def _noted_types(game: str) -> frozenset[str]:
+    deals = (cls.type for cls in engine_for(game).event_types if cls.is_deal)
+    return frozenset((*TABLE_FACTS, *deals, "PotSettled"))
+
+
+def counted_stream(store: Any, game_id: str) -> tuple[table.Game, list[Noted]] | None:
+    """What a rebuild counts of a game: its table and the events its counts
+    read, or ``None`` while its hands are not public.
+
+    Only the table's own facts, the deals and Azi's settled pots are decoded;
+    the play is not folded again. The table is those facts folded (game,
+    options, seats, seed), which is all the observations use of the state, and
+    the game is counted once its seed is revealed: the table reveals it only
+    when the game is over, so this is :func:`counted` of the whole fold.
+    """
+    raw = store.read_raw(game_id)
+    if not raw:
+        return None
+    game = json.loads(raw[0].data)["game"]
+    wanted = _noted_types(game)
+    noted = [
+        Noted(r.version, unpack_event(game, r.type, r.schema_version, r.data))
+        for r in raw
+        if r.type in wanted
+    ]
+    state = table.fold([n.event for n in noted if n.event.type in TABLE_FACTS])
+    if state.server_seed is None:
+        return None
+    return state, noted
 
 
 def rebuild(store: Any, batch: int = 200) -> dict[str, int]:
@@ -145,16 +216,13 @@ def rebuild(store: Any, batch: int = 200) -> dict[str, int]:
     while True:
         items, cursor = store.list_games(status="ended", limit=batch, cursor=cursor)
         for item in items:
-            events = store.read(item.game_id)
-            if not events:
+            found = counted_stream(store, item.game_id)
+            if found is None:
                 continue
-            state = table.fold([e.event for e in events])
-            if not counted(state):
-                continue
-            fields = game_fields(state, events)
-            if merge(redis, item.game_id, fields, tmp):
+            counts, dealt = game_counts(*found)
+            if merge_counts(redis, item.game_id, counts, dealt, tmp):
                 games += 1
-                deals += tally(fields)[1]
+                deals += dealt
         if cursor is None:
             break
     pipe = redis.pipeline(transaction=False)
@@ -200,7 +268,7 @@ def from_replays(docs: Iterable[Any]) -> tuple[dict[str, int], dict[str, int]]:
         state = table.fold([e.event for e in events])
         if not counted(state):
             continue
-        c, d = tally(game_fields(state, events))
+        c, d = game_counts(state, events)
         total.update(c)
         games += 1
         deals += d

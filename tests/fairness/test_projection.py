@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import fakeredis
 import pytest
 
 from schemas.fairness import FairnessReport
@@ -81,6 +82,75 @@ def test_replay_documents_give_the_same_counts(
 ) -> None:
     stack, docs = played
     assert projection.from_replays(docs) == projection.read(stack.runtime.redis)
+
+
+def test_a_games_counts_are_those_of_its_pending_notes(
+    played: tuple[Stack, list[dict[str, Any]]],
+) -> None:
+    """The rebuild counts a stream at once; the workers note it in pieces, as JSON."""
+    from service.engines import game as table
+
+    stack, docs = played
+    for doc in docs:
+        events = stack.store.read(doc["game_id"])
+        state = table.fold([e.event for e in events])
+        counts, deals = projection.game_counts(state, events)
+        assert deals == len(doc["deals"]) and counts
+        assert (counts, deals) == projection.tally(projection.observe(state, events)[0])
+        pieces: dict[str, str] = {}
+        last = None
+        for i in range(0, len(events), 9):
+            fields, last = projection.observe(state, events[i : i + 9], last)
+            pieces.update(fields)
+        assert projection.tally(pieces) == (counts, deals)
+
+
+def test_a_rebuild_reads_of_a_stream_what_its_whole_fold_says(
+    played: tuple[Stack, list[dict[str, Any]]],
+) -> None:
+    """The rebuild decodes the table's facts, the deals and the pots, and
+    folds no play: the same table, the same verdict on whether the game
+    counts, the same counts, for finished games, a table abandoned before
+    its first deal, a game over whose seed is still secret and a game in play."""
+    from service.engines import game as table
+
+    stack, docs = played
+    other = Stack()  # the played games' counts stay as they are
+    waiting = other.service.create_game("hazari", {}, None)
+    other.service.take_seat(waiting.game_id, "ann", None)
+    assert other.service.abandon_if_idle(waiting.game_id, 10**13)
+    other.worker.drain()  # reveals the seed of the abandoned table
+    in_play = other.service.create_game("murlan", {}, None)
+    for i in range(4):
+        other.service.take_seat(in_play.game_id, f"p{i}", None, bot=i > 0)
+    other.worker.drain()
+    ids = [doc["game_id"] for doc in docs]
+    unrevealed = stack.store.read(ids[0])[:-1]  # the same game, before its seed was revealed
+    assert unrevealed[-1].event.type != "SeedRevealed"
+    verdicts = []
+    games = [(stack, game_id) for game_id in ids]
+    for where, game_id in [*games, (other, waiting.game_id), (other, in_play.game_id)]:
+        events = where.store.read(game_id)
+        state = table.fold([e.event for e in events])
+        found = projection.counted_stream(where.store, game_id)
+        verdicts.append(found is not None)
+        assert verdicts[-1] == projection.counted(state), game_id
+        if found is None:
+            continue
+        facts, noted = found
+        assert (facts.game_id, facts.game, facts.options, facts.seats, facts.server_seed) == (
+            state.game_id,
+            state.game,
+            state.options,
+            state.seats,
+            state.server_seed,
+        )
+        assert projection.game_counts(facts, noted) == projection.game_counts(state, events)
+    assert verdicts == [True] * len(ids) + [True, False]
+    bare = EventStore(fakeredis.FakeRedis())  # a game over, its seed still secret
+    bare.append(ids[0], [e.event for e in unrevealed], 0)
+    assert table.fold([e.event for e in bare.read(ids[0])]).over
+    assert projection.counted_stream(bare, ids[0]) is None
 
 
 def test_hands_of_a_game_in_play_are_not_counted() -> None:

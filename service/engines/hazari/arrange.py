@@ -321,7 +321,6 @@ ALL_KEYS: Final[list[int]] = _all_three_card_keys()
 """The 741 distinct three-card keys, weakest first."""
 
 
-_SINGLES: Final = tuple(1 << x for x in range(13))
 _FULL: Final = (1 << 13) - 1
 _POSITIONS: Final = np.array(list(combinations(range(13), 3)), dtype=np.intp)
 _POS_A: Final = _POSITIONS[:, 0].copy()
@@ -329,10 +328,26 @@ _POS_B: Final = _POSITIONS[:, 1].copy()
 _POS_C: Final = _POSITIONS[:, 2].copy()
 _TRIPLE_MASKS: Final = (1 << _POS_A) | (1 << _POS_B) | (1 << _POS_C)
 """The places of each three of 13 cards, and their bits, in the order of ``combinations``."""
+_INDEX_OF_MASK: Final = {int(m): t for t, m in enumerate(_TRIPLE_MASKS)}
 _KEY3: Final = np.array(KEY3, dtype=np.int64)
 _POINTS: Final = np.array(POINTS, dtype=np.int64)
+_POINTS_BITS: Final = 6
+_KEY_POINTS: Final = _KEY3 << _POINTS_BITS | (
+    _POINTS[:, None, None] + _POINTS[None, :, None] + _POINTS[None, None, :]
+).reshape(-1)
+"""``_KEY_POINTS[a * 2704 + b * 52 + c]``: the key of three cards, then their points."""
 _POINTS_SHIFT: Final = 13
-_KEY_SHIFT: Final = 19
+_KEY_SHIFT: Final = _POINTS_SHIFT + _POINTS_BITS
+
+
+def _threes(four: tuple[int, ...]) -> tuple[int, int, int, int]:
+    mask = sum(1 << x for x in four)
+    a, b, c, d = (_INDEX_OF_MASK[mask ^ 1 << x] for x in four)
+    return a, b, c, d
+
+
+_THREES_OF: Final = {sum(1 << x for x in f): _threes(f) for f in combinations(range(13), 4)}
+"""The indices (in the order of ``combinations``) of the four threes of each four of 13 cards."""
 
 
 class Shuffles(Protocol):
@@ -398,22 +413,17 @@ class Arranger:
         # triple is one int, key, points and mask packed in that order, so
         # sorting the ints sorts by (key, points, mask); numpy does the 286 at once.
         hand = np.array(cards, dtype=np.int64)
-        a, b, c = hand[_POS_A], hand[_POS_B], hand[_POS_C]
-        codes = (
-            _KEY3[a * 2704 + b * 52 + c] << _KEY_SHIFT
-            | (_POINTS[a] + _POINTS[b] + _POINTS[c]) << _POINTS_SHIFT
-            | _TRIPLE_MASKS
-        )
+        found = _KEY_POINTS[(hand * 2704)[_POS_A] + (hand * 52)[_POS_B] + hand[_POS_C]]
+        codes = found << _POINTS_SHIFT | _TRIPLE_MASKS
         codes.sort()
         codes = codes[::-1]
         keys: list[int] = (codes >> _KEY_SHIFT).tolist()
         pts: list[int] = (codes >> _POINTS_SHIFT & 63).tolist()
         masks: list[int] = (codes & _FULL).tolist()
-        # A four-card group is worth its best three; computed only for the
-        # groups the search reaches.
-        key_of_mask = dict(zip(masks, keys, strict=True))
-        quad_keys: dict[int, int] = {}
-        singles = _SINGLES
+        # A four-card group is worth its best three: the largest key (and
+        # points, below it) of its four threes, found in the order of ``combinations``.
+        found_at: list[int] = found.tolist()
+        threes_of = _THREES_OF
         total = sum(POINTS[c] for c in cards)
         full = _FULL
         # Upper bounds: a group can hold at most 30 (three cards) or 40 points.
@@ -458,11 +468,8 @@ class Arranger:
                     w = win[k3]
                     if v2 + w[2] * top3 + w[3] * top4 <= best:
                         break
-                    rest = full ^ m12 ^ m3
-                    k4 = quad_keys.get(rest)
-                    if k4 is None:
-                        k4 = max(key_of_mask[rest ^ b] for b in singles if rest & b)
-                        quad_keys[rest] = k4
+                    t0, t1, t2, t3 = threes_of[full ^ m12 ^ m3]
+                    k4 = max(found_at[t0], found_at[t1], found_at[t2], found_at[t3]) >> _POINTS_BITS
                     if k4 > k3:
                         continue
                     p3 = pts[k]
