@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## Run the service on its embedded default (in-process Redis and worker).
+## Run the service on its embedded default (its own redis-server on ~/.local/share/cardroom,
+## or an in-process fake Redis without redis-server; an in-process worker).
 serve: install
 	$(BIN)/cardroom serve
 

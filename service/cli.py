@@ -3,36 +3,56 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigError, load_settings
+from .config import ConfigError, Settings, load_settings
+
+_cleanup = contextlib.ExitStack()
+"""What a command started for its duration (the data directory's Redis), stopped
+when it returns."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .localredis import DataDirError
     from .store import StoreError
 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        code: int = args.func(args)
+        with _cleanup:
+            code: int = args.func(args)
     except ConfigError as exc:
         print(f"cardroom: {exc}", file=sys.stderr)
         return 2
-    except (StoreError, OSError, ValueError) as exc:
-        print(f"cardroom {sys.argv[1] if len(sys.argv) > 1 else ''}: {exc}", file=sys.stderr)
+    except (StoreError, DataDirError, OSError, ValueError) as exc:
+        print(f"cardroom {args.command}: {exc}", file=sys.stderr)
         return 1
     return code
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardroom", description=__doc__)
-    sub = parser.add_subparsers(required=True, metavar="command")
+    sub = parser.add_subparsers(required=True, metavar="command", dest="command")
+    data = argparse.ArgumentParser(add_help=False)
+    data.add_argument(
+        "--data-dir",
+        default=None,
+        help="the embedded server's games, when CARDROOM_REDIS_URL is unset "
+        "(default: CARDROOM_DATA_DIR, else $XDG_DATA_HOME/cardroom or ~/.local/share/cardroom)",
+    )
 
-    p = sub.add_parser("serve", help="run the API (embedded default: in-process Redis and worker)")
+    p = sub.add_parser(
+        "serve",
+        parents=[data],
+        help="run the API (embedded default: a redis-server child on the data directory "
+        "and an in-process worker)",
+    )
     p.add_argument("--host", default=None)
     p.add_argument("--port", type=int, default=None)
     p.set_defaults(func=cmd_serve)
@@ -56,8 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1, help="games of each kind")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("replay", help="render a replay document (file or game id) as text")
-    p.add_argument("source", help="a replay JSON file, or a game id on the configured Redis")
+    p = sub.add_parser(
+        "replay", parents=[data], help="render a replay document (file or game id) as text"
+    )
+    p.add_argument(
+        "source",
+        help="a replay JSON file, or a game id (on CARDROOM_REDIS_URL, else the data directory)",
+    )
     p.add_argument("--at", type=int, default=None, help="stop after this event version")
     p.set_defaults(func=cmd_replay)
 
@@ -68,18 +93,24 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", help="print the JSON Schema of the replay document")
     p.set_defaults(func=cmd_schema)
 
-    p = sub.add_parser("export", help="write a game as a replay document or JSON Lines")
+    p = sub.add_parser(
+        "export", parents=[data], help="write a game as a replay document or JSON Lines"
+    )
     p.add_argument("game_id")
     p.add_argument("--format", choices=("replay", "jsonl"), default="replay")
     p.add_argument("-o", "--output", default="-")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("import", help="load a game's JSON Lines export into the store")
+    p = sub.add_parser(
+        "import", parents=[data], help="load a game's JSON Lines export into the store"
+    )
     p.add_argument("file")
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser(
-        "fairness", help="the fairness report over the store or over replay documents"
+        "fairness",
+        parents=[data],
+        help="the fairness report over the store or over replay documents",
     )
     p.add_argument("replays", nargs="*", help="replay JSON files (default: the store)")
     p.add_argument("--rebuild", action="store_true", help="recount the store's finished games")
@@ -90,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "archive",
+        parents=[data],
         help="one retention pass: archive old finished games, expire unjoined tables",
     )
     p.set_defaults(func=cmd_archive)
@@ -103,8 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_archive(args: argparse.Namespace) -> int:
     from .retention import run_pass
 
-    settings = load_settings()
-    report = run_pass(_store(), settings)
+    settings = _store_settings(args)
+    report = run_pass(_store(args, settings), settings)
     where = settings.archive_url or "nowhere (CARDROOM_ARCHIVE_URL is unset)"
     print(
         f"cardroom archive: {len(report.archived)} finished games archived to {where}; "
@@ -130,6 +162,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from werkzeug.serving import make_server
 
     from .api import create_app
+    from .localredis import default_data_dir, redis_server_binary, serve_redis
     from .runtime import Runtime
 
     overrides: dict[str, Any] = {}
@@ -138,18 +171,38 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.port:
         overrides["port"] = args.port
     settings = load_settings(**overrides)
+    # SIGTERM (a service manager, `kill`) stops as Ctrl-C does: Redis last, cleanly.
+    signal.signal(signal.SIGTERM, _interrupt)
+    in_process_worker = settings.redis_url is None
+    if in_process_worker:
+        binary = redis_server_binary()
+        if binary is None:
+            print(
+                "cardroom: embedded mode: redis-server is not installed, so games live in "
+                "this process's memory and are LOST when it stops (install redis-server to "
+                "keep them: see docs/operations.md); in-process worker."
+            )
+        else:
+            data_dir = default_data_dir(args.data_dir or settings.data_dir)
+            local = _cleanup.enter_context(serve_redis(data_dir, binary))
+            settings = _local_settings(settings, local.url, data_dir)
+            print(
+                f"cardroom: embedded mode: games kept in {data_dir} (redis-server pid "
+                f"{local.pid}, append-only file); in-process worker."
+            )
+    else:
+        print(f"cardroom: event store at {settings.redis_url}; run `cardroom worker` beside this.")
     runtime = Runtime.from_settings(settings)
     app = create_app(settings, runtime)
     embedded = None
-    if runtime.embedded:
+    if in_process_worker:
         from workers.embedded import EmbeddedWorker
 
         embedded = EmbeddedWorker(runtime)
         embedded.start()
-        print("cardroom: embedded mode: in-process fake Redis and worker; nothing persists.")
-    else:
-        print(f"cardroom: event store at {settings.redis_url}; run `cardroom worker` beside this.")
-    server = make_server(settings.host, settings.port, app, threaded=True)
+    server = make_server(
+        settings.host, settings.port, app, threaded=True, request_handler=_quiet_request_handler()
+    )
     url = f"http://{settings.host}:{server.server_port}"
     print(f"cardroom: serving on {url}  (web table: {url}/ , API docs: {url}/docs)")
     print(
@@ -162,9 +215,40 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        server.server_close()
         if embedded is not None:
             embedded.stop()
+        print("cardroom: stopped.")
+        sys.stdout.flush()
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _local_settings(settings: Settings, url: str, data_dir: Path) -> Settings:
+    """``settings`` on the data directory's Redis at ``url``, with the
+    directory's key sealing server seeds unless keys are configured."""
+    from .localredis import seed_keys_file
+
+    update: dict[str, Any] = {"redis_url": url}
+    if settings.seed_keys is None and settings.seed_keys_file is None:
+        update["seed_keys_file"] = str(seed_keys_file(data_dir))
+    return settings.model_copy(update=update)
+
+
+def _quiet_request_handler() -> type:
+    from werkzeug.serving import WSGIRequestHandler
+
+    class Quiet(WSGIRequestHandler):
+        """Werkzeug's handler without its own access log line: the app logs one
+        JSON line per request (service/observe.py)."""
+
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            pass
+
+    return Quiet
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -198,7 +282,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if source.exists() or args.source == "-":
         doc = _read_json(args.source)
     else:
-        doc = _replay_from_store(args.source)
+        doc = _replay_from_store(args, args.source)
     print(render_replay(doc, at=args.at))
     return 0
 
@@ -230,21 +314,33 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1
 
 
-def _store() -> Any:
+def _store_settings(args: argparse.Namespace) -> Settings:
+    """The settings of a command reading the store: CARDROOM_REDIS_URL's Redis,
+    else the data directory's (the running ``cardroom serve``'s Redis, or one
+    started for the command's duration: see service/localredis.py)."""
+    from .localredis import default_data_dir, reach
+
+    settings = load_settings()
+    if settings.redis_url is not None:
+        return settings
+    data_dir = default_data_dir(getattr(args, "data_dir", None) or settings.data_dir)
+    url = _cleanup.enter_context(reach(data_dir, f"cardroom {args.command}"))
+    return _local_settings(settings, url, data_dir)
+
+
+def _store(args: argparse.Namespace, settings: Settings | None = None) -> Any:
     from .runtime import Runtime
     from .store import EventStore
 
-    settings = load_settings()
-    if settings.redis_url is None:
-        raise ConfigError("set CARDROOM_REDIS_URL to read games from a Redis")
-    return EventStore(Runtime.from_settings(settings).redis)
+    runtime = Runtime.from_settings(settings or _store_settings(args))
+    return EventStore(runtime.redis, seeds=runtime.seed_cipher())
 
 
-def _replay_from_store(game_id: str) -> Any:
+def _replay_from_store(args: argparse.Namespace, game_id: str) -> Any:
     from .replay import build_replay
     from .retention import events_or_archive
 
-    state, stored = events_or_archive(_store(), game_id)
+    state, stored = events_or_archive(_store(args), game_id)
     return build_replay(state, stored, None)
 
 
@@ -259,9 +355,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.format == "jsonl":
         from .store.archive import export_jsonl
 
-        text = export_jsonl(_store(), args.game_id)
+        text = export_jsonl(_store(args), args.game_id)
     else:
-        text = json.dumps(_replay_from_store(args.game_id), indent=2)
+        text = json.dumps(_replay_from_store(args, args.game_id), indent=2)
     if args.output == "-":
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
@@ -272,7 +368,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from .store.archive import import_jsonl
 
-    game_id = import_jsonl(_store(), Path(args.file).read_text())
+    game_id = import_jsonl(_store(args), Path(args.file).read_text())
     print(f"cardroom import: imported game {game_id}")
     return 0
 
@@ -288,7 +384,7 @@ def cmd_fairness(args: argparse.Namespace) -> int:
             return 2
         counts, meta = projection.from_replays(docs)
     else:
-        store = _store()
+        store = _store(args)
         if args.rebuild:
             done = projection.rebuild(store)
             print(f"cardroom fairness: rebuilt from {done['games']} games, {done['deals']} deals")

@@ -22,7 +22,18 @@ class Settings(BaseSettings):
 
     redis_url: str | None = Field(
         default=None,
-        description="Redis of the event store. Unset: an in-process fake Redis (nothing persists).",
+        description=(
+            "Redis of the event store. Unset: `cardroom serve` runs its own redis-server "
+            "on CARDROOM_DATA_DIR (an in-process fake Redis if redis-server is missing)."
+        ),
+    )
+    data_dir: str | None = Field(
+        default=None,
+        description=(
+            "Where `cardroom serve` keeps its games when CARDROOM_REDIS_URL is unset (a "
+            "redis-server child process's files). Unset: $XDG_DATA_HOME/cardroom, "
+            "else ~/.local/share/cardroom."
+        ),
     )
     redis_cluster: bool = Field(
         default=False,

@@ -16,6 +16,7 @@ from rq import Queue
 
 from .config import Settings
 from .store.clients import require_replicas
+from .store.seeds import SeedCipher, default_cipher, is_in_process
 
 if TYPE_CHECKING:
     from .coalesce import Followups
@@ -100,6 +101,16 @@ class Runtime:
     @property
     def embedded(self) -> bool:
         return self.fake_server is not None
+
+    def seed_cipher(self) -> SeedCipher | None:
+        """The cipher sealing server seeds at rest, from the settings (see
+        :func:`service.store.seeds.default_cipher`)."""
+        keys = self.settings.seed_keys
+        return default_cipher(
+            is_in_process(self.redis),
+            keys.get_secret_value() if keys is not None else None,
+            self.settings.seed_keys_file,
+        )
 
     @property
     def queue(self) -> Queue:

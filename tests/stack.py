@@ -821,3 +821,67 @@ def create_bot_game(
         r = http.post(url, json={"name": f"bot{seat}", "bot": True})
         assert r.status_code == 201, r.text
     return str(created["game_id"])
+
+
+# -- cardroom serve on its embedded default ------------------------------------------------
+class Serve:
+    """``cardroom serve`` on its embedded default (no ``CARDROOM_REDIS_URL``): its own
+    ``redis-server`` child on ``data_dir``, or the in-process fake Redis when
+    ``redis-server`` is not on the ``PATH`` given in ``env``. Started again on the
+    same port and data directory, as a player's restart would."""
+
+    def __init__(self, data_dir: Path, log: Path, **env: str) -> None:
+        self.data_dir = data_dir
+        self.port = free_port()
+        base = {k: v for k, v in os.environ.items() if not k.startswith("CARDROOM_")}
+        self.env = {"CARDROOM_BOT_DELAY_S": "0", **base, **env}
+        args = [CARDROOM, "serve", "--port", str(self.port), "--data-dir", str(data_dir)]
+        self.proc = Proc("serve", args, log, self.env)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout_s: float = 60) -> Serve:
+        """Start and wait until it answers ``/healthz``."""
+        self.proc.start()
+        with httpx.Client(timeout=2) as http:
+            wait_for(
+                partial(_healthy, http, self.url),
+                time.monotonic() + timeout_s,
+                lambda: f"cardroom serve did not answer:\n{self.proc.log_tail(30)}",
+                alive=self._alive,
+            )
+        return self
+
+    def _alive(self) -> None:
+        if not self.proc.running:
+            raise RuntimeError(f"cardroom serve exited:\n{self.proc.log_tail(30)}")
+
+    def stop(self) -> int | None:
+        """SIGTERM, as a service manager or ``kill`` would; its exit status."""
+        return self.proc.stop(30)
+
+    def redis_pid(self) -> int:
+        """The pid of its ``redis-server`` child."""
+        (pid,) = self.proc.children()
+        return pid
+
+    def redis_client(self) -> redis.Redis:
+        """A client of its Redis (through the data directory's ``redis.url``)."""
+        url = (self.data_dir / "redis.url").read_text().strip()
+        return redis.Redis.from_url(url, socket_timeout=10)
+
+    def log_lines(self) -> list[str]:
+        return self.proc.log.read_text(errors="replace").splitlines()
+
+
+def process_gone(pid: int) -> bool:
+    """Whether process ``pid`` has exited (a zombie nobody reaped counts as gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return any(
+        line.split()[1:2] == ["Z"] for line in status.splitlines() if line.startswith("State:")
+    )

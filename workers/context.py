@@ -1,8 +1,17 @@
-"""The worker process's connections and services, built once per process."""
+"""The worker process's connections and services, built once per process.
+
+A process normally has one context, set by :func:`install`. A thread may bind
+its own with :func:`bound` (the embedded worker does): jobs run on that thread
+then use it whatever another runtime in the same process installed, so two
+embedded services in one process (tests run several) never run each other's
+jobs against the wrong store.
+"""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +21,7 @@ from service.store import EventStore
 
 _lock = threading.Lock()
 _current: WorkerContext | None = None
+_thread = threading.local()
 
 
 @dataclass
@@ -25,21 +35,43 @@ def build(runtime: Runtime) -> WorkerContext:
     from service.games import GameService
 
     store = EventStore(
-        runtime.redis, followup_lease_ms=int(runtime.settings.followup_lease_s * 1000)
+        runtime.redis,
+        followup_lease_ms=int(runtime.settings.followup_lease_s * 1000),
+        seeds=runtime.seed_cipher(),
     )
     return WorkerContext(runtime, store, GameService(runtime, store))
 
 
 def install(runtime: Runtime) -> WorkerContext:
-    """Use ``runtime`` for every job run in this process."""
+    """Use ``runtime`` for every job run in this process (but threads that bound their own)."""
+    return use(build(runtime))
+
+
+def use(ctx: WorkerContext) -> WorkerContext:
+    """Make ``ctx`` the process's context (but for threads that bound their own)."""
     global _current
     with _lock:
-        _current = build(runtime)
-        return _current
+        _current = ctx
+        return ctx
+
+
+@contextmanager
+def bound(ctx: WorkerContext) -> Iterator[WorkerContext]:
+    """Make ``ctx`` this thread's context for the block (then restore the one before)."""
+    before = getattr(_thread, "ctx", None)
+    _thread.ctx = ctx
+    try:
+        yield ctx
+    finally:
+        _thread.ctx = before
 
 
 def context() -> WorkerContext:
-    """The installed context, or one built from the environment (``rq worker``)."""
+    """This thread's bound context, else the installed one, else one built from
+    the environment (``rq worker``)."""
+    mine: WorkerContext | None = getattr(_thread, "ctx", None)
+    if mine is not None:
+        return mine
     global _current
     with _lock:
         if _current is None:

@@ -20,7 +20,7 @@ from rq.timeouts import TimerDeathPenalty
 from service.coalesce import now_ms
 from service.runtime import Runtime
 
-from .context import install
+from .context import WorkerContext, bound, build, use
 from .timers import Ticker
 
 log = logging.getLogger("cardroom.embedded")
@@ -43,9 +43,18 @@ class EmbeddedWorker:
         self.reconcile_every_s = reconcile_every_s or runtime.settings.reconcile_interval_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._context: WorkerContext | None = None
+
+    @property
+    def context(self) -> WorkerContext:
+        """The context this worker's jobs run in (bound to its thread, and to
+        :meth:`drain`'s caller while it drains)."""
+        if self._context is None:
+            self._context = build(self.runtime)
+        return self._context
 
     def start(self) -> None:
-        install(self.runtime)
+        use(self.context)
         self._thread = threading.Thread(target=self._run, name="cardroom-worker", daemon=True)
         self._thread.start()
 
@@ -60,12 +69,13 @@ class EmbeddedWorker:
         tests); how many jobs ran."""
         worked = 0
         worker = self._worker()
-        while True:
-            fired = self.runtime.followups.fire_due()
-            if worker.work(burst=True, logging_level="WARNING"):
-                worked += 1
-            elif not fired:
-                return worked
+        with bound(self.context):
+            while True:
+                fired = self.runtime.followups.fire_due()
+                if worker.work(burst=True, logging_level="WARNING"):
+                    worked += 1
+                elif not fired:
+                    return worked
 
     def _worker(self) -> Any:
         from .main import log_failure
@@ -77,6 +87,10 @@ class EmbeddedWorker:
         )
 
     def _run(self) -> None:
+        with bound(self.context):
+            self._loop()
+
+    def _loop(self) -> None:
         ticker = Ticker(self.runtime)
         ticker.reconcile_every_s = self.reconcile_every_s
         worker = self._worker()

@@ -41,10 +41,11 @@ def wait_ready(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 30) 
 
 
 @pytest.fixture
-def served() -> Iterator[str]:
+def served(tmp_path: Path) -> Iterator[str]:
     port = free_port()
     env = {
         **os.environ,
+        "CARDROOM_DATA_DIR": str(tmp_path / "data"),
         "CARDROOM_PORT": str(port),
         "CARDROOM_BOT_DELAY_S": "0",
         "CARDROOM_RATE_LIMIT": "100000/minute",
