@@ -280,6 +280,18 @@ class GameView(_Response):
     abandoned: str | None = Field(
         default=None, description="Why the table ended before its game did (`idle`), or null."
     )
+    turn_limit_s: float | None = Field(
+        default=None,
+        description="The table's turn limit in seconds (`options.turn_timeout_s`); null: none.",
+    )
+    turn_deadlines_ms: list[int | None] | None = Field(
+        default=None,
+        description=(
+            "Per seat: when its running turn times out and the workers move for it "
+            "(milliseconds since the epoch, the server's clock); null for a seat not "
+            "to act, a seat the bot plays, or a table without a turn limit."
+        ),
+    )
 
 
 class EventOut(_Response):
@@ -311,6 +323,13 @@ class GameSummary(_Response):
     game: GameName
     status: IndexStatus
     created_at: int = Field(description="Milliseconds since the epoch.")
+    last_event_at: int | None = Field(
+        default=None,
+        description=(
+            "When the game's latest event (a seat taken, a move, a deal, its end) was "
+            "appended, in milliseconds since the epoch; null once the game is archived."
+        ),
+    )
 
 
 class GamesPage(_Response):

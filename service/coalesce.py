@@ -70,19 +70,39 @@ class Followups:
         """What a job does as each round begins: read the marker (to tell later
         whether anything happened during the round), refresh its lease, and
         make sure the game's timer fires should this job die."""
-        watchdog = now_ms() + self.lease_ms + WATCHDOG_MARGIN_MS
         pipe = self.redis.pipeline(transaction=False)
+        self.queue_begin(pipe, game_id)
+        return self.seen(pipe.execute())
+
+    BEGIN_COMMANDS: Final = 3
+    """How many replies :meth:`queue_begin` adds to its pipeline's."""
+
+    def queue_begin(self, pipe: Any, game_id: str) -> None:
+        """:meth:`begin_round`'s commands, queued on ``pipe`` (first, so that
+        :meth:`seen` finds the marker in the pipeline's replies)."""
+        watchdog = now_ms() + self.lease_ms + WATCHDOG_MARGIN_MS
         pipe.get(keys.followup(game_id))
         pipe.pexpire(keys.followup(game_id), self.lease_ms)
         pipe.zadd(self.due_key(game_id), {game_id: watchdog}, lt=True)
-        seen, _, _ = pipe.execute()
-        return "" if seen is None else bytes(seen).decode()
+
+    @staticmethod
+    def seen(replies: list[Any]) -> str:
+        """The marker as :meth:`queue_begin` read it, from its pipeline's replies."""
+        return "" if replies[0] is None else bytes(replies[0]).decode()
 
     def finish_round(self, game_id: str, version: int, seen: str, due_ms: int | None) -> bool:
         """Set the game's next due time (``None``: nothing is due) and let the
         marker go if the stream is still at ``version`` and the marker still
         ``seen``; False: something happened meanwhile, go round again."""
         pipe = self.redis.pipeline(transaction=False)
+        self.queue_finish(pipe, game_id, version, seen, due_ms)
+        return bool(pipe.execute()[-1])
+
+    def queue_finish(
+        self, pipe: Any, game_id: str, version: int, seen: str, due_ms: int | None
+    ) -> None:
+        """:meth:`finish_round`'s commands, queued last on ``pipe``: whether the
+        marker was let go is the pipeline's last reply."""
         if due_ms is None:
             pipe.zrem(self.due_key(game_id), game_id)
         else:
@@ -93,7 +113,6 @@ class Followups:
             [version, seen, self.lease_ms],
             pipe,
         )
-        return bool(pipe.execute()[-1])
 
     def failed(self, game_id: str, backoff_s: list[int]) -> float | None:
         """After a follow-up raised: count the failure, let the marker go and set
@@ -113,17 +132,25 @@ class Followups:
 
     def pending(self, game_ids: list[str]) -> list[tuple[int, int, bool, float | None]]:
         """For each game: its version, its snapshot's version, whether its marker
-        is live, and its due time (``None``: no timer), in one round trip."""
+        is live, and its due time (``None``: no timer), in one round trip.
+
+        The reads are not atomic (other clients' commands may run between
+        them), so their order matters: the version, then the marker, then the
+        snapshot. A marker found gone was let go by a job that had projected
+        at least the version read before it, and a snapshot never goes back,
+        so a game read as behind with no marker really was left behind. (Read
+        the snapshot before the marker, and a job finishing in between would
+        look like a lost one: the reconciler would poke the game and warn.)"""
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.xlen(keys.events(game_id))
-            pipe.hget(keys.snapshot(game_id), "v")
             pipe.exists(keys.followup(game_id))
+            pipe.hget(keys.snapshot(game_id), "v")
             pipe.zscore(self.due_key(game_id), game_id)
         replies = pipe.execute()
         out = []
         for i in range(len(game_ids)):
-            version, snap, marker, due = replies[4 * i : 4 * i + 4]
+            version, marker, snap, due = replies[4 * i : 4 * i + 4]
             out.append((int(version), int(snap or 0), bool(marker), due))
         return out
 

@@ -99,6 +99,8 @@ class MoveResult:
     """``{"version", "first_version", "events"}`` as the moving seat may see them."""
     replayed: bool = False
     """True when an idempotent retry was answered from the first attempt's record."""
+    text: str | None = None
+    """``body`` as compact JSON, when it was already encoded."""
 
 
 def hash_token(token: str) -> str:
@@ -190,9 +192,13 @@ class GameService:
     def list_games(
         self, game: str | None, status: str | None, limit: int, cursor: str | None
     ) -> tuple[list[JSON], str | None]:
-        """A page of the games index, newest first, and the next page's cursor."""
+        """A page of the games index, newest first, and the next page's cursor; each
+        game with the time of its latest event (``last_event_at``)."""
         items, next_cursor = self.store.list_games(game, status, limit, cursor)
-        return [asdict(item) for item in items], next_cursor
+        times = self.store.last_event_times([item.game_id for item in items])
+        return [
+            {**asdict(item), "last_event_at": at} for item, at in zip(items, times, strict=True)
+        ], next_cursor
 
     def seat_and_state(self, game_id: str, token: str | None) -> tuple[int, table.Game]:
         """:meth:`authenticate` (a token is required) and :meth:`load` in one round
@@ -510,6 +516,8 @@ class GameService:
         fingerprint: str | None,
         state: table.Game | None = None,
     ) -> MoveResult:
+        answers: list[tuple[JSON, str]] = []
+
         def respond(new_state: table.Game, events: Sequence[Event]) -> str:
             first = new_state.version - len(events) + 1
             body = {
@@ -520,15 +528,18 @@ class GameService:
                     for i, e in enumerate(events)
                 ],
             }
-            return json.dumps({"fp": fingerprint, "body": body}, separators=(",", ":"))
+            text = json.dumps(body, separators=(",", ":"))
+            answers.append((body, text))  # the last decision's is the one appended
+            return f'{{"fp":{json.dumps(fingerprint)},"body":{text}}}'
 
         _, _, result = self._commit(
             game_id, decide, expected_version, idempotency_key, respond, state
         )
         if result.duplicate:
             return self._replay(game_id, result, fingerprint)
-        assert result.response is not None
-        return MoveResult(json.loads(result.response)["body"])
+        assert result.response is not None and answers
+        body, text = answers[-1]
+        return MoveResult(body, text=text)
 
     def _commit(
         self,

@@ -31,18 +31,23 @@ return new
 """
 
 
-def _script(redis: Any) -> Any:
-    return redis.register_script(CHANGE)
+def _change(redis: Any, args: list[Any], pipe: Any = None) -> None:
+    if pipe is not None:  # the script's text (Redis caches it): no SCRIPT EXISTS first
+        pipe.execute_command("EVAL", CHANGE, 2, LAG, TOTAL, *args)
+    else:
+        redis.register_script(CHANGE)(keys=[LAG, TOTAL], args=args)
 
 
-def appended(redis: Any, game_id: str, events: int) -> None:
-    """``events`` new events of ``game_id`` are waiting for their projection."""
-    _script(redis)(keys=[LAG, TOTAL], args=[game_id, events, "0"])
+def appended(redis: Any, game_id: str, events: int, pipe: Any = None) -> None:
+    """``events`` new events of ``game_id`` are waiting for their projection
+    (queued on ``pipe`` when given)."""
+    _change(redis, [game_id, events, "0"], pipe)
 
 
-def projected(redis: Any, game_id: str, behind: int) -> None:
-    """After a projection (or when a game leaves Redis): ``behind`` events left."""
-    _script(redis)(keys=[LAG, TOTAL], args=[game_id, behind, "1"])
+def projected(redis: Any, game_id: str, behind: int, pipe: Any = None) -> None:
+    """After a projection (or when a game leaves Redis): ``behind`` events left
+    (queued on ``pipe`` when given)."""
+    _change(redis, [game_id, behind, "1"], pipe)
 
 
 def read(redis: Any) -> tuple[int, int]:

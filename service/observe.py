@@ -1,4 +1,5 @@
-"""Observability: Prometheus metrics at ``/metrics`` and one JSON log line per request.
+"""Observability: Prometheus metrics at ``/metrics`` and one JSON log line per request
+(static files at DEBUG).
 
 Counters and histograms live in this process; with several gunicorn
 processes set ``PROMETHEUS_MULTIPROC_DIR`` and every process's samples are
@@ -27,6 +28,8 @@ from .metrics import APPEND_SECONDS, MOVES, REQUEST_SECONDS, REQUESTS
 from .store import keys
 
 log = logging.getLogger("cardroom.http")
+STATIC_ENDPOINTS = frozenset({"static", "web.static"})
+"""Endpoints of static files, logged at DEBUG."""
 
 
 class SystemCollector(Collector):
@@ -122,7 +125,9 @@ def init_observability(app: Flask, service: Any) -> None:
         }
         if request.method == "POST" and request.path.endswith("/moves"):
             _count_move(response, entry, _game_of(service, game_id))
-        log.info("request", extra=entry)
+        # Static files (scripts, styles, catalogs) at DEBUG: a page load is one line.
+        level = logging.DEBUG if endpoint in STATIC_ENDPOINTS else logging.INFO
+        log.log(level, "request", extra=entry)
         return response
 
 
@@ -136,11 +141,12 @@ def _game_of(service: Any, game_id: object) -> str:
 
 
 def _count_move(response: Response, entry: dict[str, Any], game: str) -> None:
-    body = _json_of(response)
     if response.status_code == 201:
         MOVES.labels(game, "accepted", "").inc()
-        entry["version"] = body.get("version")
+        version = g.get("cardroom_move_version")
+        entry["version"] = version if version is not None else _json_of(response).get("version")
         return
+    body = _json_of(response)
     reason = (
         body.get("rule") or body.get("type", "").rsplit("/", 1)[-1] or str(response.status_code)
     )

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final, cast
 
 from service import lag
@@ -27,6 +29,7 @@ from service.fairness import projection as fairness
 from service.store import (
     DEFAULT_CACHE,
     EventStore,
+    StateCache,
     StoredEvent,
     VersionConflict,
     keys,
@@ -46,7 +49,11 @@ def process_game(game_id: str) -> JSON:
     """The follow-up of a game: rounds of system steps, projection, bots and
     timeouts until nothing is left to do now; then the game's timer is set to
     its next due time and its marker let go (unless something happened
-    meanwhile: then one more round)."""
+    meanwhile: then one more round).
+
+    A round that finds nothing to do costs two round trips to Redis: one
+    read (the marker, the turn marks and the events not yet projected) and
+    one write (the projection, the timer and letting the marker go)."""
     started = time.perf_counter()
     followups = context().runtime.followups
     done: dict[str, int] = {"steps": 0, "bots": 0, "timeouts": 0}
@@ -54,15 +61,16 @@ def process_game(game_id: str) -> JSON:
     version = 0
     while True:
         rounds += 1
-        seen = followups.begin_round(game_id)
-        state, starts = project_with_starts(game_id)
+        round_ = project_round(game_id)
+        state, starts, writes = round_.state, round_.starts, round_.writes
         version = state.version
-        acted, due_ms = _next_action(game_id, state, starts)
+        acted, due_ms = _next_action(game_id, state, starts, before_acting=writes.send)
         if acted is None and state.server_seed is not None:
+            writes.send()
             on_revealed(context().store, game_id)  # ended and revealed: answers never change
         if acted is not None:
             done[acted] += 1
-        elif followups.finish_round(game_id, version, seen, due_ms):
+        elif writes.send_with_finish(followups, game_id, version, round_.seen, due_ms):
             break
         if rounds >= MAX_ROUNDS:  # hand over to a fresh job rather than hold a worker
             followups.request(game_id, version)
@@ -83,12 +91,17 @@ def process_game(game_id: str) -> JSON:
 
 
 def _next_action(
-    game_id: str, state: table.Game, starts: dict[int, int]
+    game_id: str,
+    state: table.Game,
+    starts: dict[int, int],
+    before_acting: Callable[[], None] = lambda: None,
 ) -> tuple[str | None, int | None]:
     """Take the one thing due now (a system step, a bot's move, a timed-out
-    turn's move) and say which; or nothing, and when something next falls due."""
+    turn's move) and say which; or nothing, and when something next falls due.
+    ``before_acting`` runs first when something is to be done."""
     ctx = context()
     if table.pending(state) is not None:
+        before_acting()
         DEFAULT_CACHE.put(state)
         if ctx.service.advance(game_id):
             return "steps", None
@@ -106,6 +119,7 @@ def _next_action(
                 due.append(at)
                 continue
             move = state.engine.bot_move(state.engine_state, seat)
+            before_acting()
             _play(game_id, seat, move, state, timed_out=False)
             return "bots", None
         if limit is None or began is None:
@@ -115,12 +129,64 @@ def _next_action(
             due.append(at)
             continue
         move = state.engine.timeout_move(state.engine_state, seat)
+        before_acting()
         _play(game_id, seat, move, state, timed_out=True)
         return "timeouts", None
     return None, min(due, default=None)
 
 
 # -- projection ---------------------------------------------------------------------
+PROJECTED: Final = StateCache()
+"""The last state of each game this process projected (and saved as its
+snapshot), with its last entry's time: a round reads only the events after
+it (or after a newer snapshot another worker saved), like the API's load."""
+
+
+class Writes:
+    """A round's writes, queued on one pipeline and sent once."""
+
+    def __init__(self, redis: Any) -> None:
+        self.pipe = redis.pipeline(transaction=False)
+        self.sent = False
+        self.then: list[Callable[[], None]] = []
+        """What to do once the writes have landed."""
+
+    def send(self) -> None:
+        if not self.sent:
+            self.sent = True
+            self.pipe.execute()
+            self._landed()
+
+    def _landed(self) -> None:
+        for step in self.then:
+            step()
+
+    def send_with_finish(
+        self, followups: Any, game_id: str, version: int, seen: str, due_ms: int | None
+    ) -> bool:
+        """Send the writes with the end of the round (see
+        :meth:`service.coalesce.Followups.finish_round`); True when the
+        marker was let go."""
+        if self.sent:
+            return bool(followups.finish_round(game_id, version, seen, due_ms))
+        self.sent = True
+        followups.queue_finish(self.pipe, game_id, version, seen, due_ms)
+        released = bool(self.pipe.execute()[-1])
+        self._landed()
+        return released
+
+
+@dataclass
+class Round:
+    state: table.Game
+    starts: dict[int, int]
+    """When each seat's current turn began (ms)."""
+    seen: str
+    """The game's follow-up marker as the round began."""
+    writes: Writes
+    """The projection's writes, not sent yet."""
+
+
 def project(game_id: str) -> table.Game:
     """Fold the events after the snapshot into a newer snapshot (see
     :func:`project_with_starts`)."""
@@ -129,7 +195,18 @@ def project(game_id: str) -> table.Game:
 
 def project_with_starts(game_id: str) -> tuple[table.Game, dict[int, int]]:
     """Fold the events after the snapshot into a newer snapshot; the state and
-    when each seat's current turn began (ms).
+    when each seat's current turn began (ms)."""
+    round_ = project_round(game_id, begin=False)
+    round_.writes.send()
+    return round_.state, round_.starts
+
+
+def project_round(game_id: str, *, begin: bool = True) -> Round:
+    """Begin a follow-up's round (with ``begin``: see
+    :meth:`service.coalesce.Followups.begin_round`) and fold the events not
+    yet projected onto the snapshot: one round trip. The writes of the
+    projection (the new snapshot, the read model's extras, the lag) are
+    queued, not sent.
 
     While folding it keeps the read model's extras: when each seat's current
     turn began (for bots' delays and timeouts) and the chip ledger of settled
@@ -138,49 +215,65 @@ def project_with_starts(game_id: str) -> tuple[table.Game, dict[int, int]]:
     ctx = context()
     store: EventStore = ctx.store
     redis = store.redis
-    marks_raw = redis.hgetall(keys.meta(game_id))
-    state = store.load_snapshot(game_id)
+    followups = ctx.runtime.followups
+    projected = PROJECTED.entry(game_id)
+    pipe = redis.pipeline(transaction=False)
+    if begin:
+        followups.queue_begin(pipe, game_id)
+    pipe.hgetall(keys.meta(game_id))
+    store.queue_load(game_id, projected, pipe=pipe)
+    replies = pipe.execute()
+    seen = followups.seen(replies) if begin else ""
+    marks_raw, reply = replies[-2:]
+    if projected is not None and not reply:
+        PROJECTED.drop(game_id)
+    parts = store.parse_load(game_id, reply, projected)  # GameNotFound: no game
+    if projected is not None and not parts.cached:
+        PROJECTED.drop(game_id)  # it holds events the stream no longer has
     marks: dict[str, str] = {
         k.decode(): v.decode()
         for k, v in cast(dict[bytes, bytes], marks_raw).items()
         if k.startswith(TURN_FIELD.encode())
     }
-    after = state.version if state is not None else 0
-    tail = store.read(game_id, after=after)
+    writes = Writes(redis)
+    state = parts.base
+    tail = parts.events
     if not tail:
-        if state is None:
-            raise LookupError(f"no game {game_id}")
-        return state, _starts(marks)
+        assert state is not None
+        return Round(state, _starts(marks), seen, writes)
     turn_marks: dict[str, str] = {}
     cleared: set[str] = set()
     ledger: dict[str, int] = {}
     for stored in tail:
-        before = _to_act(state)
         state = table.apply(state, stored.event)
-        after_act = _to_act(state)
-        for seat in after_act - before:
-            turn_marks[f"{TURN_FIELD}{seat}"] = f"{stored.version}:{stored.at_ms}"
-            cleared.discard(f"{TURN_FIELD}{seat}")
-        for seat in before - after_act:
-            cleared.add(f"{TURN_FIELD}{seat}")
-            turn_marks.pop(f"{TURN_FIELD}{seat}", None)
+        # a turn starts where the fold says it does (Game.turn_since), also when the
+        # seat that moved is to act again at once
+        for seat, since in enumerate(state.turn_since):
+            field = f"{TURN_FIELD}{seat}"
+            if since == stored.version:
+                turn_marks[field] = f"{stored.version}:{stored.at_ms}"
+                cleared.discard(field)
+            elif since == 0 and (field in turn_marks or field in marks):
+                cleared.add(field)
+                turn_marks.pop(field, None)
         ledger.update(_ledger_entries(stored))
     assert state is not None
-    pipe = redis.pipeline(transaction=False)
-    if cleared:
-        pipe.hdel(keys.meta(game_id), *sorted(cleared))
-    if turn_marks:
-        pipe.hset(keys.meta(game_id), mapping=cast(Any, turn_marks))
-    for field, amount in ledger.items():
-        pipe.hsetnx(keys.ledger(game_id), field, amount)
-    pipe.execute()
     fairness.record(redis, game_id, tail, state)
-    store.save_snapshot(game_id, state)
-    lag.projected(redis, game_id, store.version(game_id) - state.version)
+    out = writes.pipe
+    if cleared:
+        out.hdel(keys.meta(game_id), *sorted(cleared))
+    if turn_marks:
+        out.hset(keys.meta(game_id), mapping=cast(Any, turn_marks))
+    for field, amount in ledger.items():
+        out.hsetnx(keys.ledger(game_id), field, amount)
+    store.queue_save_snapshot(game_id, state, out)
+    lag.projected(redis, game_id, parts.version - state.version, out)
+    projected_state, at_ms = state, tail[-1].at_ms
+    writes.then.append(lambda: PROJECTED.put(projected_state, at_ms))
     for field in cleared:
         marks.pop(field, None)
     marks.update(turn_marks)
-    return state, _starts(marks)
+    return Round(state, _starts(marks), seen, writes)
 
 
 def _starts(marks: dict[str, str]) -> dict[int, int]:

@@ -19,7 +19,6 @@ from service.logs import setup_logging
 from service.observe import init_observability
 from service.runtime import Runtime
 from service.store import EventStore
-from service.store.seeds import default_cipher, is_in_process
 from service.web import bp as web_pages
 
 from . import errors, events, fairness, floor, games, meta, moves, replays, seats
@@ -57,11 +56,7 @@ def create_app(
         runtime.redis,
         idempotency_ttl_s=settings.idempotency_ttl_s,
         followup_lease_ms=int(settings.followup_lease_s * 1000),
-        seeds=default_cipher(
-            is_in_process(runtime.redis),
-            settings.seed_keys.get_secret_value() if settings.seed_keys else None,
-            settings.seed_keys_file,
-        ),
+        seeds=runtime.seed_cipher(),
     )
     app.extensions["cardroom"] = GameService(runtime, store, deferred(runtime))
     init_followups(app, runtime)

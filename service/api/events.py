@@ -32,6 +32,7 @@ from service.games import GameService, event_json
 from .http import bearer_token, query, reply, service
 from .progress import full_view
 from .streamcaps import StreamSlots
+from .turnclock import TIMES
 
 bp = Blueprint("events", __name__)
 NDJSON = "application/x-ndjson"
@@ -101,7 +102,7 @@ def live_lines(
     views: bool = False,
 ) -> Iterator[str]:
     game_id = state.game_id
-    yield _line("view", state.version, view=full_view(state, viewer))
+    yield _line("view", state.version, view=full_view(state, viewer, svc.store))
     if after is not None and after < state.version:
         for s in svc.store.read(game_id, after, state.version - after):
             shown = table.redact(state, s.event, viewer)
@@ -115,8 +116,9 @@ def live_lines(
         for s in arrived:
             state = table.apply(state, s.event)
             version = s.version
+            TIMES.put(game_id, version, s.at_ms)
             shown = table.redact(state, s.event, viewer)
             yield _line("event", version, event=event_json(version, shown, s.at_ms))
         if views:
-            yield _line("view", version, view=full_view(state, viewer))
+            yield _line("view", version, view=full_view(state, viewer, svc.store))
     yield _line("end", version)

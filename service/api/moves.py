@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, g
 
 from schemas.api import MoveRequest
 
@@ -22,4 +22,9 @@ def submit_move(game_id: str) -> Response:
         game_id, seat, req.move, req.expected_version, req.idempotency_key, state
     )
     headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+    g.cardroom_move_version = result.body["version"]  # for the request's log line
+    if result.text is not None:
+        response = Response(result.text, status=201, mimetype="application/json")
+        response.headers.update(headers)
+        return response
     return reply(result.body, 201, **headers)

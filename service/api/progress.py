@@ -13,6 +13,9 @@ from typing import Any
 
 from service.engines import game as table
 from service.engines.base import JSON
+from service.store import EventStore
+
+from .turnclock import turn_clock
 
 
 def _at(values: Any, i: int) -> Any:
@@ -54,8 +57,11 @@ def progress(state: table.Game, view: JSON) -> JSON:
     }
 
 
-def full_view(state: table.Game, viewer: int | None) -> JSON:
-    """The table fold's view of ``viewer`` with the common ``progress`` block."""
+def full_view(state: table.Game, viewer: int | None, store: EventStore | None = None) -> JSON:
+    """The table fold's view of ``viewer`` with the common ``progress`` block and,
+    given the store, the turn clock (``turn_limit_s``, ``turn_deadlines_ms``)."""
     view = table.view(state, viewer)
     view["progress"] = progress(state, view)
+    if store is not None:
+        view.update(turn_clock(store, state))
     return view

@@ -72,6 +72,8 @@ def view_json(svc: GameService, game_id: str, token: str | None) -> str:
     key: ViewKey = (game_id, seat)
     text = VIEWS.get(key, state)
     if text is None:
-        text = GameView.model_validate(full_view(state, seat)).model_dump_json(exclude_unset=True)
+        text = GameView.model_validate(full_view(state, seat, svc.store)).model_dump_json(
+            exclude_unset=True
+        )
         VIEWS.put(key, state, text)
     return text

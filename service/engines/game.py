@@ -134,6 +134,10 @@ class Game:
     """Per seat: turns timed out in a row since it last acted itself."""
     away: frozenset[int] = frozenset()
     """Seats marked away: the bot plays for them until they act again."""
+    turn_since: tuple[int, ...] = ()
+    """Per seat: the version from which its current turn has run (0: not its turn).
+    A turn runs while the seat is to act and no system step is due; the time of
+    that version's event plus the turn limit is when the turn times out."""
 
     @property
     def engine(self) -> Engine[Any]:
@@ -176,6 +180,59 @@ def plays_automatically(state: Game, seat: int) -> bool:
 
 def is_away(state: Game, seat: int) -> bool:
     return seat in state.away
+
+
+def acting(state: Game) -> frozenset[int]:
+    """The seats whose turn is running: to act, with no system step due first."""
+    count = state.seat_count
+    return frozenset(s for s in _acting(state, state.engine_state) if 0 <= s < count)
+
+
+def _acting(state: Game, engine_state: Any) -> tuple[int, ...]:
+    """The engine's seats to act in ``state`` were its engine's state ``engine_state``,
+    none while seats are free, the game is over or a system step is due."""
+    if state.abandoned is not None:
+        return ()
+    for seat in state.seats:
+        if seat is None:
+            return ()
+    engine = engine_for(state.game)
+    if engine.is_over(engine_state) or engine.pending(engine_state) is not None:
+        return ()
+    return tuple(engine.to_act(engine_state))
+
+
+def _since(
+    state: Game,
+    engine_state: Any,
+    version: int,
+    event: Event | None,
+    before: tuple[int, ...] | None = None,
+) -> tuple[int, ...]:
+    """:attr:`Game.turn_since` after ``event`` (folded into ``engine_state``, at
+    ``version``): a seat that has come to act starts its turn here, one no longer to act
+    has none, and one still to act keeps its start, unless the event was its own (it
+    moved and acts again, say leading the next trick): then its new turn starts here.
+    ``before`` is the turn starts before the event (``state``'s own by default)."""
+    now = _acting(state, engine_state)
+    count = state.seat_count
+    if before is None:
+        before = state.turn_since
+    if not now and before and not any(before):
+        return before
+    mover = getattr(event, "seat", None)
+    since = [0] * count
+    for seat in now:
+        if 0 <= seat < count:
+            began = before[seat] if before else 0
+            since[seat] = began if began and seat != mover else version
+    return tuple(since)
+
+
+def _turns(state: Game) -> Game:
+    """``state`` with :attr:`Game.turn_since` brought up to its version (after a table
+    event that may start or end turns: the last seat taken, the table abandoned)."""
+    return replace(state, turn_since=_since(state, state.engine_state, state.version, None))
 
 
 class TableError(RuleError):
@@ -329,6 +386,7 @@ def apply(state: Game | None, event: Event) -> Game:
             engine_state=engine.initial(engine_options, event.seats),
             version=1,
             strikes=(0,) * event.seats,
+            turn_since=(0,) * event.seats,
         )
     if state is None:
         raise ValueError(f"{event.type} before GameCreated")
@@ -336,11 +394,11 @@ def apply(state: Game | None, event: Event) -> Game:
     if isinstance(event, SeatTaken):
         seats = list(state.seats)
         seats[event.seat] = Seat(event.seat, event.name, event.client_seed, event.bot)
-        return replace(state, seats=tuple(seats), version=version)
+        return _turns(replace(state, seats=tuple(seats), version=version))
     if isinstance(event, SeedRevealed):
         return replace(state, server_seed=event.server_seed, version=version)
     if isinstance(event, GameAbandoned):
-        return replace(state, abandoned=event.reason, version=version)
+        return _turns(replace(state, abandoned=event.reason, version=version))
     if isinstance(event, TurnTimedOut):
         strikes = list(state.strikes or (0,) * state.seat_count)
         strikes[event.seat] += 1
@@ -353,16 +411,45 @@ def apply(state: Game | None, event: Event) -> Game:
         return replace(
             state, strikes=tuple(strikes), away=state.away - {event.seat}, version=version
         )
+    engine_state = state.engine.apply(state.engine_state, event)
     return replace(
-        state, engine_state=state.engine.apply(state.engine_state, event), version=version
+        state,
+        engine_state=engine_state,
+        version=version,
+        turn_since=_since(state, engine_state, version, event),
     )
 
 
 def fold(events: Sequence[Event], state: Game | None = None) -> Game:
+    """``apply`` over ``events``. A run of engine events goes to the engine
+    state alone and the table state is made once at its end: the same state,
+    since the table's own fields only change with table events."""
+    engine: Engine[Any] | None = None
+    engine_state: Any = None
+    since: tuple[int, ...] = ()
+    run = 0  # engine events applied since ``state`` was made
     for event in events:
+        if engine is not None and state is not None and not isinstance(event, TABLE_EVENTS):
+            engine_state = engine.apply(engine_state, event)
+            run += 1
+            since = _since(state, engine_state, state.version + run, event, since)
+            continue
+        if run and state is not None:
+            state = replace(
+                state,
+                engine_state=engine_state,
+                version=state.version + run,
+                turn_since=since,
+            )
+            run = 0
         state = apply(state, event)
+        engine, engine_state, since = state.engine, state.engine_state, state.turn_since
     if state is None:
         raise ValueError("no events")
+    if run:
+        state = replace(
+            state, engine_state=engine_state, version=state.version + run, turn_since=since
+        )
     return state
 
 

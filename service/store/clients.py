@@ -56,19 +56,21 @@ def durability(client: Client) -> Durability:
 def run_script(
     script: Script,
     script_keys: list[str],
-    args: list[str | int],
+    args: list[Any],
     pipe: Pipe | None = None,
 ) -> Any:
     """Run ``script`` now, or queue it on ``pipe``.
 
-    redis-py refuses ``EVALSHA`` in a cluster pipeline (it could not load a
-    script missing on one node mid-pipeline), so a cluster pipeline sends the
-    script's text with ``EVAL``; the node caches it from then on.
+    On a pipeline the script's text goes with ``EVAL`` (Redis caches it by
+    its digest). redis-py refuses ``EVALSHA`` in a cluster pipeline (it could
+    not load a script missing on one node mid-pipeline), and in a plain one it
+    would first ask ``SCRIPT EXISTS`` on every execution: a round trip more
+    than the pipeline itself.
     """
-    if isinstance(pipe, ClusterPipeline):
+    if pipe is not None:
         queue = cast(Any, pipe)
         return queue.execute_command("EVAL", script.script, len(script_keys), *script_keys, *args)
-    return script(keys=script_keys, args=args, client=pipe)
+    return script(keys=script_keys, args=args)
 
 
 def block_slice_ms(client: Client, longest_ms: int) -> int:

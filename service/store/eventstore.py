@@ -47,6 +47,7 @@ from .clients import (
     durability,
     master_of,
     refresh_topology,
+    run_script,
 )
 from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
 from .index import GamesIndex, GameSummary
@@ -184,7 +185,7 @@ class EventStore:
         self._append = redis.register_script(lua.APPEND)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
         self._load = redis.register_script(lua.LOAD)
-        self._schema_args: list[str] = []
+        self._schema_args: list[bytes] = []
         """Pairs of game name and current state schema id, for :data:`lua.LOAD`."""
         self._games: dict[str, str] = {}
         """game id → game name: fixed by a game's first event, so safe to keep
@@ -355,12 +356,31 @@ class EventStore:
         event took its version), is not built upon (``cached`` false). Raises
         :class:`GameNotFound` when the game has no events.
         """
+        reply: Any = self.queue_load(game_id, cached, tokens=tokens)
+        return self.parse_load(game_id, reply, cached)
+
+    def queue_load(
+        self,
+        game_id: str,
+        cached: tuple[Game, int | None] | None = None,
+        *,
+        tokens: bool = False,
+        pipe: Pipe | None = None,
+    ) -> Any:
+        """The :data:`lua.LOAD` script of :meth:`load_parts`, run now (its raw
+        reply) or queued on ``pipe`` (its reply, from the pipeline's, goes to
+        :meth:`parse_load`)."""
         have = 0 if cached is None else cached[0].version
         have_at = "" if cached is None or cached[1] is None else str(cached[1])
         script_keys = [keys.events(game_id), keys.snapshot(game_id)]
         if tokens:
             script_keys.append(keys.tokens(game_id))
-        reply: Any = self._load(keys=script_keys, args=[have, have_at, *self._schemas()])
+        return run_script(self._load, script_keys, [have, have_at, *self._schemas()], pipe)
+
+    def parse_load(
+        self, game_id: str, reply: Any, cached: tuple[Game, int | None] | None = None
+    ) -> LoadParts:
+        """:meth:`load_parts` from the reply of :meth:`queue_load`."""
         if not reply:
             raise GameNotFound(game_id)
         last_id, still_cached, snapshot, raw_rows, raw_tokens = reply
@@ -386,9 +406,9 @@ class EventStore:
             None if raw_tokens is None else _pairs(raw_tokens),
         )
 
-    def _schemas(self) -> list[str]:
-        if not self._schema_args:
-            self._schema_args = [arg for g in GAMES for arg in (g, state_schema_id(g))]
+    def _schemas(self) -> list[bytes]:
+        if not self._schema_args:  # encoded once: every load sends them
+            self._schema_args = [arg.encode() for g in GAMES for arg in (g, state_schema_id(g))]
         return self._schema_args
 
     def exists(self, game_id: str) -> bool:
@@ -472,11 +492,15 @@ class EventStore:
     def save_snapshot(self, game_id: str, state: Game) -> bool:
         """Keep ``state`` as the game's snapshot unless one at the same or a
         newer version is already kept; True if it replaced the old one."""
+        return bool(self.queue_save_snapshot(game_id, state))
+
+    def queue_save_snapshot(self, game_id: str, state: Game, pipe: Pipe | None = None) -> Any:
+        """:meth:`save_snapshot` run now, or queued on ``pipe``."""
         if state.game_id != game_id:
             raise ValueError(f"state of game {state.game_id!r} saved as {game_id!r}")
         schema_id = state_schema_id(state.game)
-        args: list[int | str | bytes] = [state.version, state.game, encode_state(state), schema_id]
-        return bool(self._save_snapshot(keys=[keys.snapshot(game_id)], args=args))
+        args: list[Any] = [state.version, state.game, encode_state(state), schema_id]
+        return run_script(self._save_snapshot, [keys.snapshot(game_id)], args, pipe)
 
     def load_snapshot(self, game_id: str) -> Game | None:
         """The kept snapshot, or ``None`` if there is none or it was written
@@ -532,6 +556,20 @@ class EventStore:
     ) -> tuple[list[GameSummary], str | None]:
         """A page of indexed games, newest first, and the next page's cursor."""
         return self.index.list_games(game, status, limit, cursor)
+
+    def last_event_times(self, game_ids: Sequence[str]) -> list[int | None]:
+        """When each game's latest event was appended (ms since the epoch, the time part
+        of its stream entry's id), in one pipeline; ``None`` for a game without a stream
+        (archived out of Redis). A cluster client splits the pipeline by node."""
+        if not game_ids:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.xrevrange(keys.events(game_id), count=1)
+        return [
+            int(rows[0][0].partition(b"-")[2]) if rows else None
+            for rows in cast("list[list[tuple[bytes, Any]]]", pipe.execute())
+        ]
 
 
 def _redirected(error: ResponseError) -> bool:

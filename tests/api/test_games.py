@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+
+from schemas.api import GamesPage
+from service.games import GameService
+from service.store import keys
 
 from .helpers import Api, bearer
 
@@ -77,6 +82,36 @@ def test_list_pages_and_filters(api: Api, client: FlaskClient) -> None:
     assert client.get("/games?status=ended").get_json()["items"] == []
     seating = client.get("/games?status=seating&game=hazari").get_json()["items"]
     assert {g["game_id"] for g in seating} == set(ids[:3])
+
+
+def test_list_items_say_when_the_game_was_created_and_last_moved(
+    api: Api, client: FlaskClient, service: GameService
+) -> None:
+    gid = api.create("murlan")["game_id"]
+
+    def listed() -> dict[str, Any]:
+        (item,) = [g for g in client.get("/games").get_json()["items"] if g["game_id"] == gid]
+        return dict(item)
+
+    created = listed()
+    # the first event is the creation itself
+    assert created["last_event_at"] == service.store.read(gid, 0, 1)[0].at_ms
+    assert api.join(gid, "ann").status_code == 201
+    joined = listed()
+    last = service.store.read(gid, 1, 1)[0]
+    assert last.version == 2 and joined["last_event_at"] == last.at_ms
+    assert joined["last_event_at"] >= created["last_event_at"]
+    assert joined["created_at"] == created["created_at"]
+    assert GamesPage.model_validate(client.get("/games").get_json())
+
+
+def test_an_archived_game_is_listed_without_a_last_event(
+    api: Api, client: FlaskClient, service: GameService
+) -> None:
+    gid = api.create("azi", seats=2)["game_id"]
+    service.store.redis.delete(keys.events(gid))  # what archiving leaves behind
+    (item,) = [g for g in client.get("/games").get_json()["items"] if g["game_id"] == gid]
+    assert item["last_event_at"] is None and item["created_at"] > 0
 
 
 @pytest.mark.parametrize(

@@ -16,9 +16,9 @@ def test_a_view_is_rendered_once_per_version_and_viewer(
     rendered: list[int | None] = []
     real = views.full_view
 
-    def counting(state, viewer):  # type: ignore[no-untyped-def]
+    def counting(state, viewer, store=None):  # type: ignore[no-untyped-def]
         rendered.append(viewer)
-        return real(state, viewer)
+        return real(state, viewer, store)
 
     monkeypatch.setattr(views, "full_view", counting)
     public = [api.view(tab.game_id) for _ in range(3)]

@@ -9,7 +9,8 @@ between its append and the enqueue) is simulated by deleting it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -49,10 +50,10 @@ def test_a_follow_up_that_failed_for_good_is_run_again(
     game_id = bot_table(ctx)
     version = ctx.store.version(game_id)
 
-    def redis_away(game_id: str) -> None:
+    def redis_away(game_id: str, **_: object) -> None:
         raise ConnectionError("Redis went away")
 
-    monkeypatch.setattr(jobs, "project_with_starts", redis_away)
+    monkeypatch.setattr(jobs, "project_round", redis_away)
     EmbeddedWorker(ctx.runtime).drain()
     monkeypatch.undo()
     assert ctx.runtime.queue.failed_job_registry.count >= 1
@@ -131,3 +132,79 @@ def test_one_sweep_reaches_a_stuck_game_behind_six_hundred_others(
     assert [j.args for j in ctx.runtime.queue.jobs] == [(stuck,)]
     state = {k.decode(): v.decode() for k, v in ctx.store.redis.hgetall(keys.reconciler()).items()}
     assert state["last_found"] == "1" and state["last_checked"] == "601"
+
+
+def test_a_game_waiting_on_a_timer_is_not_taken_for_dead(
+    ctx: WorkerContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Normal play: the follow-up has finished and the game waits for a bot's
+    thinking delay. The reconciler must leave it alone, and say nothing.
+
+    (The reconciler once judged such a game by its last RQ job: a bot was to
+    act and the job of this version had FINISHED, so the job was taken for a
+    dead one and run again, with a warning, on every pass. The timers index
+    now tells it that the game waits for a timer.)"""
+    ctx.runtime.settings.bot_delay_s = 30.0
+    game_id = bot_table(ctx)
+    EmbeddedWorker(ctx.runtime).drain()
+    version = ctx.store.version(game_id)
+    assert not ctx.store.redis.exists(keys.followup(game_id))  # the job finished
+    with caplog.at_level("DEBUG", logger="cardroom"):
+        for _ in range(3):
+            assert reconcile_pass()["enqueued"] == 0
+    assert len(ctx.runtime.queue) == 0
+    assert ctx.store.version(game_id) == version
+    assert [r.getMessage() for r in caplog.records if r.name == "cardroom.reconcile"] == []
+
+
+class SteppedPipeline:
+    """A pipeline whose commands run one at a time on ``client``, with
+    ``between()`` run once after command number ``after``: another process
+    acting while the reconciler's reads are on their way."""
+
+    def __init__(self, client: Any, after: int, between: Callable[[], None]) -> None:
+        self.client, self.after, self.between = client, after, between
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        return lambda *args, **kwargs: self.calls.append((name, args, kwargs))
+
+    def execute(self) -> list[Any]:
+        replies = []
+        for i, (name, args, kwargs) in enumerate(self.calls):
+            replies.append(getattr(self.client, name)(*args, **kwargs))
+            if i == self.after:
+                self.between()
+        return replies
+
+
+@pytest.mark.parametrize("after", range(4))
+def test_a_follow_up_finishing_during_the_reconcilers_read_is_not_taken_for_lost(
+    ctx: WorkerContext, monkeypatch: pytest.MonkeyPatch, after: int
+) -> None:
+    """Whenever the job projecting a game and letting its marker go runs
+    between the reconciler's reads of that game, the game is not reported
+    behind with no follow-up (which would poke it and log a warning)."""
+    ctx.runtime.settings.bot_delay_s = 30.0  # the job projects, then waits on a timer
+    followups = ctx.runtime.followups
+    game_id = bot_table(ctx)
+    ((version, projected, marked, _),) = followups.pending([game_id])
+    assert projected < version and marked  # its follow-up is queued, not run yet
+    real = followups.redis
+
+    class Client:
+        armed = True
+
+        def pipeline(self, transaction: bool = True) -> Any:
+            if not Client.armed:
+                return real.pipeline(transaction=transaction)
+            Client.armed = False
+            return SteppedPipeline(real, after, EmbeddedWorker(ctx.runtime).drain)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+    monkeypatch.setattr(followups, "redis", Client())
+    ((version, projected, marked, _),) = followups.pending([game_id])
+    assert not Client.armed and ctx.store.snapshot_version(game_id) == version  # it ran
+    assert marked or projected >= version, "a finished follow-up was taken for a lost one"
