@@ -1,19 +1,25 @@
 #!/bin/sh
-# Make sure Debian's Chromium is at /usr/bin/chromium (the browser tests drive it headless).
+# Make sure Debian's Chromium is at /usr/bin/chromium (the browser tests drive it headless),
+# with fonts for every language the pages speak: DejaVu covers Latin and Cyrillic,
+# Lohit Devanagari covers Nepali (without it Nepali renders as empty boxes).
 set -eu
 
-if [ -x /usr/bin/chromium ]; then
-    echo "chromium: $(/usr/bin/chromium --version 2>/dev/null || echo present)"
-    exit 0
-fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-echo "chromium: installing Debian's chromium"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    chromium fonts-dejavu-core >/dev/null
+packages=""
+[ -x /usr/bin/chromium ] || packages="chromium fonts-dejavu-core"
+if ! fc-list :lang=ne 2>/dev/null | grep -q .; then
+    packages="$packages fonts-lohit-deva"
+fi
+if [ -n "$packages" ]; then
+    echo "chromium: installing$(printf ' %s' $packages)"
+    $SUDO apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+        $packages >/dev/null
+fi
 if [ ! -x /usr/bin/chromium ]; then
     echo "chromium: /usr/bin/chromium is still missing after the install" >&2
     exit 1
 fi
-echo "chromium: $(/usr/bin/chromium --version 2>/dev/null || echo installed)"
+echo "chromium: $(/usr/bin/chromium --version 2>/dev/null || echo present)"

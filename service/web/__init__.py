@@ -3,20 +3,22 @@
 Plain HTML, CSS and JavaScript modules served by the Flask app itself from
 ``static/`` (no build step, nothing fetched from elsewhere). The pages talk
 to the public HTTP API only; a seat's token is kept in the browser's
-``localStorage``, never in a URL. See ``docs/web.md``.
+``localStorage``, never in a URL the server sees (a seat link carries it in the
+fragment). See ``docs/web.md``.
 """
 
 from __future__ import annotations
 
 from functools import cache
-from html import escape
 from pathlib import Path
 from typing import Final
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
+
+from . import rules
+from .markdown import docs_dir, render
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
-FAIRNESS_DOC: Final = Path(__file__).resolve().parents[2] / "docs" / "fairness.md"
 
 CSP: Final = "; ".join(
     (
@@ -33,23 +35,26 @@ CSP: Final = "; ".join(
 )
 
 FAIRNESS_FALLBACK: Final = """\
-Fairness: how to verify every shuffle
+# Fairness: how to verify every shuffle
 
 Every deck comes from cardroom-shuffle-v1. When a game is created the server
 publishes commitment = sha256(server_seed); each seat adds a client_seed; when
 the game ends the server publishes server_seed.
 
 To check a finished game yourself:
-  1. GET /games/<id>/replay and keep the JSON document.
-  2. Check sha256(bytes.fromhex(server_seed)) == commitment.
-  3. For every deal d, rebuild the byte stream
-       Bk = HMAC-SHA256(key=server_seed,
-                        msg="cardroom-shuffle-v1:<game_id>:<d>:<seed0>:<seed1>...:<k>")
-     draw(n) takes 4 big-endian bytes x, rejects x >= 2**32 - (2**32 % n),
-     returns x % n; Fisher-Yates from the canonical deck order with
-     j = draw(i + 1) for i from len(deck)-1 down to 1.
-  4. Deal the cards one at a time in the replay's deal_order and compare
-     with deals[].hands.
+
+1. `GET /games/<id>/replay` and keep the JSON document.
+2. Check `sha256(bytes.fromhex(server_seed)) == commitment`.
+3. For every deal d, rebuild the byte stream
+
+        Bk = HMAC-SHA256(key=server_seed,
+                         msg="cardroom-shuffle-v1:<game_id>:<d>:<seed0>:<seed1>...:<k>")
+
+   draw(n) takes 4 big-endian bytes x, rejects x >= 2**32 - (2**32 % n),
+   returns x % n; Fisher-Yates from the canonical deck order with
+   j = draw(i + 1) for i from len(deck)-1 down to 1.
+4. Deal the cards one at a time in the replay's deal_order and compare
+   with deals[].hands.
 
 `cardroom verify <file>` does all of this offline and also replays every
 move; GET /games/<id>/verify asks the server to do the same.
@@ -60,6 +65,7 @@ bp = Blueprint(
     __name__,
     static_folder="static",
     static_url_path="/web/static",
+    template_folder="templates",
 )
 
 
@@ -95,15 +101,42 @@ def replay_page(game_id: str) -> Response:
 
 
 def fairness_text() -> str:
-    """``docs/fairness.md`` when the source tree is at hand, else a summary."""
+    """``docs/fairness.md`` (installed with the package, or the source tree's), else a
+    summary."""
     try:
-        return FAIRNESS_DOC.read_text(encoding="utf-8")
+        return (docs_dir() / "fairness.md").read_text(encoding="utf-8")
     except OSError:
         return FAIRNESS_FALLBACK
+
+
+@cache
+def _fairness_page() -> str:
+    doc = render(fairness_text())
+    return _page("fairness.html").replace("<!--FAIRNESS-DOC-->", doc.html)
 
 
 @bp.get("/fairness")
 def fairness() -> Response:
     """The fairness report as figures, "my luck", and how to check a shuffle yourself."""
-    page = _page("fairness.html").replace("<!--FAIRNESS-DOC-->", escape(fairness_text()))
-    return _html(page)
+    return _html(_fairness_page())
+
+
+@bp.get("/rules")
+def rules_index() -> Response:
+    """The games, each linked to its rules."""
+    return _rules_response(rules.rules_page(None, request))
+
+
+@bp.get("/rules/<game>")
+def rules_page(game: str) -> Response:
+    """A game's rules, rendered from docs/rules in the player's language (see
+    :mod:`service.web.rules`); a 404 problem for a game cardroom does not have."""
+    return _rules_response(rules.rules_page(game, request))
+
+
+def _rules_response(page: Response | str) -> Response:
+    if isinstance(page, Response):
+        return page
+    response = _html(page)
+    response.vary.update(("Accept-Language", "Cookie"))
+    return response

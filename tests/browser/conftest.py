@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -17,12 +18,13 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from service.api import create_app
+from service.api.limits import Limits
 from service.config import load_settings
 from service.runtime import Runtime
 from service.web import bp
 from workers.embedded import EmbeddedWorker
 
-from .helpers import CHROMIUM, CHROMIUM_ARGS, Site
+from .helpers import CHROMIUM, CHROMIUM_ARGS, Site, collect_errors
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 
@@ -40,13 +42,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
-def build_app() -> tuple[Flask, EmbeddedWorker]:
-    settings = load_settings(bot_delay_s=0, stream_keepalive_s=1, rate_limit="100000/second")
-    runtime = Runtime.from_settings(settings)
-    app = create_app(settings, runtime, {"TESTING": True, "RATELIMIT_ENABLED": False})
+OUT_OF_REACH = "100000/second"
+
+
+def web_app(**settings: Any) -> Flask:
+    """The API with the web pages, on its own in-process fake Redis."""
+    config = load_settings(**settings)
+    app = create_app(config, Runtime.from_settings(config), {"TESTING": True})
     if "web" not in app.blueprints:
         app.register_blueprint(bp)
-    worker = EmbeddedWorker(runtime)
+    return app
+
+
+def build_app() -> tuple[Flask, EmbeddedWorker]:
+    """The app with limiting on and every budget out of reach (tests that play
+    to the real budgets set them with :func:`default_budgets`)."""
+    budgets = {
+        name: OUT_OF_REACH
+        for name in ("rate_limit", "limit_moves", "limit_games", "limit_seats", "limit_reads")
+    }
+    app = web_app(bot_delay_s=0, stream_keepalive_s=1, **budgets)
+    worker = EmbeddedWorker(app.extensions["cardroom"].runtime)
     worker.start()
     return app, worker
 
@@ -61,11 +77,41 @@ def site() -> Iterator[Site]:
     thread = threading.Thread(target=server.serve_forever, name="web-test-server", daemon=True)
     thread.start()
     try:
-        yield Site(f"http://127.0.0.1:{server.server_port}", SCREENSHOTS)
+        limits = app.extensions["cardroom_limits"]
+        service = app.extensions["cardroom"]
+        yield Site(f"http://127.0.0.1:{server.server_port}", SCREENSHOTS, limits, service)
     finally:
         server.shutdown()
         thread.join(5)
         worker.stop()
+
+
+@pytest.fixture(autouse=True)
+def ends_its_games(site: Site) -> Iterator[None]:
+    """The games a test leaves unfinished are abandoned when it ends: their bots
+    (and seats gone away, which bots then play) would otherwise play whole
+    matches in the background, on the worker the next tests wait on."""
+    before = site.unfinished_games()
+    yield
+    site.end_games(site.unfinished_games() - before)
+
+
+@pytest.fixture
+def default_budgets(site: Site) -> Iterator[Limits]:
+    """The site's rate budgets set to the defaults a deployment has (fresh
+    buckets) for one test, then out of reach again."""
+    assert site.limits is not None
+    kept = (site.limits.rates, site.limits.shared, site.limits.local)
+    defaults = Limits(load_settings(), None)
+    site.limits.rates, site.limits.shared, site.limits.local = (
+        defaults.rates,
+        defaults.shared,
+        defaults.local,
+    )
+    try:
+        yield site.limits
+    finally:
+        site.limits.rates, site.limits.shared, site.limits.local = kept
 
 
 @pytest.fixture(scope="package")
@@ -88,17 +134,8 @@ def page(browser: Browser, site: Site) -> Iterator[Page]:
         base_url=site.url, viewport={"width": 1280, "height": 900}
     )
     context.set_default_timeout(15_000)
-    page = context.new_page()
     errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-    page.on(
-        "console",
-        lambda msg: (
-            errors.append(f"console: {msg.text}")
-            if msg.type == "error" and "Failed to load resource" not in msg.text
-            else None
-        ),
-    )
+    page = collect_errors(context.new_page(), errors)
     yield page
     context.close()
     assert not errors, errors

@@ -25,10 +25,60 @@ CHROMIUM_ARGS = [
 T = TypeVar("T")
 
 
+def collect_errors(page: Any, errors: list[str]) -> Any:
+    """Append ``page``'s script errors and console errors to ``errors`` (a
+    resource the server refuses on purpose, a 404 or a 429, is not one)."""
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    page.on(
+        "console",
+        lambda msg: (
+            errors.append(f"console: {msg.text}")
+            if msg.type == "error" and "Failed to load resource" not in msg.text
+            else None
+        ),
+    )
+    return page
+
+
+def keep_pace(target: Any, pace: str = "instant", lang: str | None = None) -> None:
+    """Have every page of ``target`` (a Page or a BrowserContext) start with the
+    table's display ``pace`` (and ``lang``) chosen, as a player's earlier choice
+    kept in the browser would. Tests about something else than the pace run at
+    ``instant``, and act once the page shows the step they act on."""
+    script = f"localStorage.setItem('cardroom.pace', '{pace}');"
+    if lang is not None:
+        script += f"localStorage.setItem('cardroom.lang', '{lang}');"
+    target.add_init_script(script)
+
+
 @dataclass
 class Site:
     url: str
     screenshots: Path
+    limits: Any = None
+    """The app's rate limits (:class:`service.api.limits.Limits`)."""
+    service: Any = None
+    """The app's game service (:class:`service.games.GameService`)."""
+
+    def unfinished_games(self) -> set[str]:
+        """The ids of the site's games that are not over."""
+        found: set[str] = set()
+        cursor = None
+        while True:
+            page, cursor = self.service.store.list_games(limit=200, cursor=cursor)
+            found.update(g.game_id for g in page if g.status in ("seating", "playing"))
+            if cursor is None:
+                return found
+
+    def end_games(self, game_ids: set[str]) -> None:
+        """Abandon these games (as if idle for years), so that nothing plays them on."""
+        years_on = int(time.time() * 1000) + 10 * 365 * 86_400_000
+        for game_id in game_ids:
+            for _ in range(5):  # a bot's move may land in between: look again
+                if self.service.abandon_if_idle(game_id, now_ms=years_on):
+                    break
+                if self.service.load(game_id).over:
+                    break
 
     def api(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}

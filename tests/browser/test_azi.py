@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import Site, create_from_lobby, seat_of, wait_for_move
+from .helpers import Site, create_from_lobby, keep_pace, seat_of, wait_for_move
 
 pytestmark = pytest.mark.browser
 
@@ -37,6 +37,9 @@ def bet_and_call_settled(site: Site, game_id: str) -> bool:
 
 
 def test_azi_hand_with_a_bet_and_a_call(page: Page, site: Site) -> None:
+    # This test is about bidding and playing by clicking, not the display's pace (the
+    # table tests cover that): the page shows each step as soon as it arrives.
+    keep_pace(page)
     game_id = create_from_lobby(page, "azi", "Zara", {"seats": "2", "buy_in": "5000"})
     token = seat_of(page, game_id)["token"]
     expect(page.locator("#board #pot")).to_contain_text("Pot")
@@ -54,6 +57,9 @@ def test_azi_hand_with_a_bet_and_a_call(page: Page, site: Site) -> None:
             time.sleep(0.05)
             continue
         table = view["table"]
+        # Act on what the page shows: wait until it has drawn this very step (it shows
+        # other seats' plays one after another, so it may still be a step or two behind).
+        expect(page.locator("#meta")).to_contain_text(f"step {view['version']} ·")
         expect(page.locator("#status")).to_have_class("status mine")
         if not left and bet_and_call_settled(site, game_id):
             # Leaving takes effect once the hand being played is over.

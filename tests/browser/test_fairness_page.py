@@ -47,7 +47,7 @@ def test_the_fairness_page_draws_the_report(page: Page, site: Site) -> None:
     expect(page.locator("svg.chart").first).to_be_visible()
     expect(page.get_by_role("heading", name="Jokers in hand")).to_be_visible()
     expect(page.locator("#pvalue-h")).to_have_text("What a p-value means here")
-    expect(page.locator("#verify pre")).to_contain_text("cardroom-shuffle-v1")
+    expect(page.locator("#fairness-doc")).to_contain_text("cardroom-shuffle-v1")
     page.locator("#luck-name").fill("luck-1")
     page.get_by_role("button", name="Show my hands").click()
     expect(page.locator("#luck svg.forest")).to_be_visible()

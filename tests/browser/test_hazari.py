@@ -8,7 +8,7 @@ from playwright.sync_api import Page, expect
 
 from service.engines.hazari.combos import key
 
-from .helpers import Site, create_from_lobby, seat_of, wait_for
+from .helpers import Site, create_from_lobby, keep_pace, seat_of, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -22,6 +22,7 @@ def groups_on_page(page: Page) -> list[list[str]]:
 
 
 def test_hazari_arrange_and_play_a_deal(page: Page, site: Site) -> None:
+    keep_pace(page)  # about arranging, not the pace: the rounds show as soon as played
     game_id = create_from_lobby(page, "hazari", "Hana", {"target": "360"})
     token = seat_of(page, game_id)["token"]
     expect(page.locator("#groups .group")).to_have_count(4)

@@ -66,3 +66,21 @@ def test_seats_from_the_lobby_and_the_table_page(page: Page, browser: Browser, s
     expect(page.locator("#hand .card")).not_to_have_count(0)
     site.shot(friend, "table-joined")
     friend_context.close()
+
+
+def test_a_name_typed_while_the_lobby_loads_is_kept(page: Page) -> None:
+    # The lobby's handlers are attached once its texts have loaded. Hold the
+    # texts back: the create button must stay disabled meanwhile (a click could
+    # otherwise submit the form natively), and the name typed in the meantime
+    # must survive the name remembered from an earlier visit.
+    page.add_init_script("localStorage.setItem('cardroom.name', 'Remembered')")
+    held: list[Route] = []
+    page.route("**/i18n/en/lobby.json", lambda route: held.append(route))
+    page.goto("/")
+    create = page.locator('#create-form button[type="submit"]')
+    expect(create).to_be_disabled()
+    page.fill("#player-name", "Typed")
+    assert len(held) == 1
+    held[0].continue_()
+    expect(create).to_be_enabled()
+    expect(page.locator("#player-name")).to_have_value("Typed")

@@ -42,12 +42,15 @@ def test_murlan_hand_by_clicking(page: Page, site: Site) -> None:
         if not view["legal_moves"] or view["table"]["phase"] != "playing":
             time.sleep(0.05)
             continue
-        # It is our turn: the page must say so and offer the moves.
+        # It is our turn: once the page has drawn this step (it shows the bots'
+        # plays at its pace), it must say so and offer the moves.
+        expect(page.locator("#meta")).to_contain_text(f"step {view['version']} ·")
         expect(page.locator("#status")).to_have_class("status mine")
         play = page.locator('#actions button[data-action="play"]')
         expect(play).to_be_visible()
         hand = view["hand"]
-        if not refused:
+        can_play = any(m["action"] == "play" for m in view["legal_moves"])
+        if not refused and can_play:
             # Two cards of different ranks are never a combination.
             pair = next((a, b) for a in hand for b in hand if a[0] != b[0])
             click_cards(page, list(pair))
@@ -72,6 +75,8 @@ def test_murlan_hand_by_clicking(page: Page, site: Site) -> None:
     assert refused
     scores = site.view(game_id)["table"]["scores"]
     assert sorted(scores) == [0, 1, 2, 3]
-    expect(page.locator("#log")).to_contain_text("Hand 1 over")
-    expect(page.locator("#board")).to_contain_text("Hand 2")
+    # The page shows the bots' last plays one after another at its normal pace: it
+    # reaches the end of the hand a little after the server.
+    expect(page.locator("#log")).to_contain_text("Hand 1 is over", timeout=60_000)
+    expect(page.locator("#board")).to_contain_text("Hand 2", timeout=30_000)
     site.shot(page, "murlan-table")

@@ -10,21 +10,16 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api import create_app
-from service.config import load_settings
-from service.runtime import Runtime
-from service.web import STATIC, bp
+from service.web import STATIC
+
+from .conftest import web_app
 
 PAGES = ("/", "/table/abc", "/replay/abc", "/fairness")
 
 
 @pytest.fixture
 def app() -> Iterator[Flask]:
-    settings = load_settings(rate_limit="5/minute")
-    app = create_app(settings, Runtime.from_settings(settings), {"TESTING": True})
-    if "web" not in app.blueprints:
-        app.register_blueprint(bp)
-    yield app
+    yield web_app(rate_limit="5/minute")
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Page, Request, expect
 
-from .helpers import Site, create_from_lobby, seat_of, wait_for
+from .helpers import Site, create_from_lobby, keep_pace, seat_of, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +30,7 @@ def test_the_table_never_polls_for_its_view(page: Page, site: Site) -> None:
             lambda: v if (v := site.view(game_id, token))["legal_moves"] else None,
             timeout_s=30,
         )
-        shown = f"version {view['version']} ·"
+        shown = f"step {view['version']} ·"
         expect(page.locator("#meta")).to_contain_text(shown)
         expect(page.locator("#status")).to_have_class("status mine")
         move = view["legal_moves"][0]
@@ -47,6 +47,7 @@ def test_an_away_seat_is_shown_and_comes_back(page: Page, site: Site) -> None:
     silent = site.api("POST", f"/games/{game_id}/seats", json={"name": "Silent Sam"})
     for n in range(3):
         site.api("POST", f"/games/{game_id}/seats", json={"name": f"bot {n}", "bot": True})
+    keep_pace(page)  # the away mark comes and goes between plays the bots make at once
     page.goto(f"/table/{game_id}")
     away = page.locator('#seats .seat[data-seat="0"] .tag.away')
     expect(away).to_be_visible(timeout=30_000)

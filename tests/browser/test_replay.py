@@ -82,5 +82,5 @@ def test_replay_of_a_finished_game(page: Page, site: Site) -> None:
     # How to check it yourself.
     page.locator("#verify-help").click()
     page.wait_for_url("**/fairness")
-    expect(page.locator("pre")).to_contain_text("cardroom-shuffle-v1")
+    expect(page.locator("#fairness-doc")).to_contain_text("cardroom-shuffle-v1")
     site.shot(page, "fairness")

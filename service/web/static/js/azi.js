@@ -1,94 +1,112 @@
 // Azi at the table: bet, call, fold, discard, play a card, buy in or decline, leave.
 import { cardButton, cardText, cardView, suitText } from './cards.js';
 import { h } from './dom.js';
+import { nameList } from './events.js';
+import { has, t } from './i18n.js';
 
 let selected = null;
 let betDraft = null; // {version, amount}
-const PHASES = {
-  dealing: 'dealing',
-  discarding: 'discarding',
-  bidding: 'bidding',
-  playing: 'playing tricks',
-  azi_buy_in: 'Azi: buy in or decline',
-  settling: 'settling the pot',
-  over: 'over',
-};
+
+const phase = (p) => (has(`azi.phase.${p}`) ? t(`azi.phase.${p}`) : t('azi.phase.other'));
 
 export function seatFacts(v, s) {
   const seat = v.table.seats[s];
   if (!seat) return [];
   const facts = [];
-  if (v.table.dealer === s) facts.push('dealer');
-  if (seat.left) facts.push('left');
-  else if (!seat.in_hand) facts.push('sits out');
-  if (seat.bid) facts.push(`bid ${seat.bid}`);
-  if (seat.folded) facts.push('folded');
-  if (seat.all_in) facts.push('all in');
-  if (seat.short) facts.push('short');
-  if (seat.tricks) facts.push(`${seat.tricks} trick${seat.tricks === 1 ? '' : 's'}`);
-  if (seat.leaving) facts.push('leaving');
+  if (v.table.dealer === s) facts.push(t('azi.seat.dealer'));
+  if (seat.left) facts.push(t('azi.seat.left'));
+  else if (!seat.in_hand) facts.push(t('azi.seat.sitsOut'));
+  if (seat.bid) facts.push(t('azi.seat.bid', { amount: seat.bid }));
+  if (seat.folded) facts.push(t('azi.seat.folded'));
+  if (seat.all_in) facts.push(t('azi.seat.allIn'));
+  if (seat.short) facts.push(t('azi.seat.short'));
+  if (seat.tricks) facts.push(t('azi.seat.tricks', { count: seat.tricks }));
+  if (seat.leaving) facts.push(t('azi.seat.leaving'));
   return facts;
 }
 
 export function statusText(v, c) {
-  const t = v.table;
-  if (t.phase === 'bidding') {
-    return t.bidding.highest
-      ? `bidding: ${t.bidding.highest} by ${c.name(t.bidding.leader)}`
-      : 'bidding: no bid yet';
+  const tb = v.table;
+  if (tb.phase === 'bidding') {
+    return tb.bidding.highest
+      ? t('azi.status.bid', { amount: tb.bidding.highest, name: c.name(tb.bidding.leader) })
+      : t('azi.status.noBid');
   }
-  return PHASES[t.phase] || t.phase;
+  return phase(tb.phase);
 }
 
 export function resultText(v, c) {
   const r = v.result;
-  return `Results: ${v.seats.map((s) => `${c.name(s.seat)} ${r.results[s.seat] > 0 ? '+' : ''}${r.results[s.seat]}`).join(', ')}.`;
+  return t('azi.result', {
+    results: nameList(
+      v.seats.map((s) =>
+        t('azi.nameResult', {
+          name: c.name(s.seat),
+          value: r.results[s.seat],
+          sign: r.results[s.seat] > 0 ? '+' : '',
+        }),
+      ),
+    ),
+  });
+}
+
+function lastTrick(c) {
+  const e = c.recent;
+  if (!e || e.type !== 'TrickTaken') return null;
+  return h(
+    'div',
+    { className: 'trick done', id: 'trick', 'aria-label': t('azi.trick.lastLabel') },
+    h('p', { className: 'trick-note' }, t('azi.trick.won', { trick: e.trick, name: c.name(e.winner) })),
+    e.seats.map((seat, i) =>
+      h(
+        'div',
+        { className: `play${seat === e.winner ? ' winner' : ''}` },
+        cardView(e.cards[i]),
+        h('span', { className: 'who' }, c.name(seat)),
+      ),
+    ),
+  );
 }
 
 export function board(v, c) {
-  const t = v.table;
+  const tb = v.table;
   const facts = h(
     'div',
     { className: 'facts' },
-    h('span', { className: 'fact' }, 'Hand ', h('b', {}, String(t.hand_no))),
-    t.dealer !== null
-      ? h('span', { className: 'fact' }, 'Dealer ', h('b', {}, c.name(t.dealer)))
+    h('span', { className: 'fact' }, t('azi.fact.hand', { hand: tb.hand_no })),
+    tb.dealer !== null
+      ? h('span', { className: 'fact' }, t('azi.fact.dealer', { name: c.name(tb.dealer) }))
       : null,
-    h('span', { className: 'fact' }, 'Phase ', h('b', {}, PHASES[t.phase] || t.phase)),
-    h('span', { className: 'fact' }, `Ante ${t.ante} · minimum bet ${t.min_bet}`),
+    h('span', { className: 'fact' }, t('azi.fact.phase', { phase: phase(tb.phase) })),
+    h('span', { className: 'fact' }, t('azi.fact.ante', { ante: tb.ante, min: tb.min_bet })),
   );
   const trump = h(
     'div',
     { className: 'facts', id: 'trump' },
-    h('span', { className: 'pot', id: 'pot' }, `Pot ${t.pot}`),
-    t.trump
+    h('span', { className: 'pot', id: 'pot' }, t('azi.pot', { pot: tb.pot })),
+    tb.trump
       ? h(
           'span',
           { className: 'fact' },
-          'Trump ',
-          h('b', {}, suitText(t.trump)),
+          t('azi.trump', { suit: suitText(tb.trump) }),
           ' ',
-          t.trump_card ? cardView(t.trump_card, 'small') : null,
+          tb.trump_card ? cardView(tb.trump_card, 'small') : null,
         )
       : null,
-    t.six_on_stage
-      ? h('span', { className: 'tag turn' }, 'six on stage: the 6 of trumps is the highest card')
-      : null,
-    t.bidding.highest
+    tb.six_on_stage ? h('span', { className: 'tag turn' }, t('azi.sixOnStage')) : null,
+    tb.bidding.highest
       ? h(
           'span',
           { className: 'fact' },
-          'Highest bid ',
-          h('b', {}, String(t.bidding.highest)),
-          ` by ${c.name(t.bidding.leader)}`,
+          t('azi.highestBid', { amount: tb.bidding.highest, name: c.name(tb.bidding.leader) }),
         )
       : null,
   );
-  const trick = t.trick.length
+  const trick = tb.trick.length
     ? h(
         'div',
-        { className: 'trick', id: 'trick', 'aria-label': 'The trick' },
-        t.trick.map((p) =>
+        { className: 'trick', id: 'trick', 'aria-label': t('azi.trick.label') },
+        tb.trick.map((p) =>
           h(
             'div',
             { className: 'play' },
@@ -97,41 +115,49 @@ export function board(v, c) {
           ),
         ),
       )
-    : h(
+    : lastTrick(c) ||
+      h(
         'p',
         { className: 'hint', id: 'trick' },
-        t.phase === 'playing' ? `${c.name(t.turn)} leads the trick.` : '',
+        tb.phase === 'playing' ? t('azi.trick.leads', { name: c.name(tb.turn) }) : '',
       );
-  const azi = t.azi
+  const azi = tb.azi
     ? h(
         'p',
-        { className: 'notice', style: null },
-        `Azi! The pot stays for a replay dealt by ${c.name(t.azi.dealer)}. Buying in costs ${t.azi.price}. `,
-        t.azi.in_replay.length ? `In the replay: ${t.azi.in_replay.map(c.name).join(', ')}.` : '',
+        { className: 'notice' },
+        t('azi.replay', { dealer: c.name(tb.azi.dealer), price: tb.azi.price }),
+        tb.azi.in_replay.length
+          ? ` ${t('azi.inReplay', { names: nameList(tb.azi.in_replay.map(c.name)) })}`
+          : '',
       )
     : null;
   const winner =
-    t.pot_winner !== null && t.pot_winner !== undefined
-      ? h('p', {}, `${c.name(t.pot_winner)} wins the pot.`)
+    tb.pot_winner !== null && tb.pot_winner !== undefined
+      ? h('p', {}, t('azi.potWinner', { name: c.name(tb.pot_winner) }))
       : null;
   const table = h(
     'table',
-    { className: 'list', 'aria-label': 'Players' },
+    { className: 'list', 'aria-label': t('azi.players') },
     h(
       'thead',
       {},
       h(
         'tr',
         {},
-        ['Player', 'Stack', 'Bid', 'In the pot', 'Tricks', ''].map((x) =>
-          h('th', { scope: 'col' }, x),
-        ),
+        [
+          t('azi.col.player'),
+          t('azi.col.stack'),
+          t('azi.col.bid'),
+          t('azi.col.inPot'),
+          t('azi.col.tricks'),
+          '',
+        ].map((x) => h('th', { scope: 'col' }, x)),
       ),
     ),
     h(
       'tbody',
       {},
-      t.seats.map((s) =>
+      tb.seats.map((s) =>
         h(
           'tr',
           {},
@@ -144,11 +170,11 @@ export function board(v, c) {
             'td',
             {},
             [
-              s.folded ? 'folded' : '',
-              s.all_in ? 'all in' : '',
-              s.short ? 'short' : '',
-              s.left ? 'left' : '',
-              !s.in_hand && !s.left ? 'sits out' : '',
+              s.folded ? t('azi.seat.folded') : '',
+              s.all_in ? t('azi.seat.allIn') : '',
+              s.short ? t('azi.seat.short') : '',
+              s.left ? t('azi.seat.left') : '',
+              !s.in_hand && !s.left ? t('azi.seat.sitsOut') : '',
             ]
               .filter(Boolean)
               .join(', '),
@@ -189,12 +215,12 @@ function betControls(v, c, bets) {
         if (await c.submit({ action: 'bet', amount })) betDraft = null;
       },
     },
-    h('label', {}, h('span', { className: 'lbl' }, raise ? 'Raise to' : 'Bet'), input),
-    h('span', { className: 'hint', id: 'bet-range' }, `${low}–${high}`),
+    h('label', {}, h('span', { className: 'lbl' }, raise ? t('azi.raiseTo') : t('azi.bet')), input),
+    h('span', { className: 'hint', id: 'bet-range' }, t('azi.betRange', { low, high })),
     h(
       'button',
       { type: 'submit', className: 'primary', dataset: { focus: 'bet', action: 'bet' } },
-      raise ? 'Raise' : 'Bet',
+      raise ? t('azi.raise') : t('azi.bet'),
     ),
   );
 }
@@ -215,7 +241,7 @@ function moveButton(label, move, c, extra = {}) {
 }
 
 export function you(v, c) {
-  const t = v.table;
+  const tb = v.table;
   const hand = v.hand || [];
   const legal = v.legal_moves || [];
   const of = (action) => legal.filter((m) => m.action === action);
@@ -223,11 +249,12 @@ export function you(v, c) {
   const discardable = of('discard').map((m) => m.card);
   const choosing = playable.length ? playable : discardable;
   if (selected && !choosing.includes(selected)) selected = null;
+  // Cards that cannot be chosen now stay fully readable: they are marked, not faded.
   const cards = hand.map((card) =>
     cardButton(card, {
       pressed: selected === card,
       disabled: !choosing.includes(card),
-      extra: choosing.includes(card) ? 'legal' : '',
+      extra: choosing.includes(card) ? 'legal' : 'idle',
       onclick: () => {
         selected = selected === card ? null : card;
         c.rerender();
@@ -235,17 +262,16 @@ export function you(v, c) {
     }),
   );
   const actions = [];
-  if (t.discard)
-    actions.push(h('p', { className: 'hint' }, 'You discarded ', cardText([t.discard]), '.'));
+  if (tb.discard) actions.push(h('p', { className: 'hint' }, t('azi.discarded', { card: cardText([tb.discard]) })));
   const bets = of('bet');
   if (bets.length) actions.push(betControls(v, c, bets));
   const row = [];
   if (of('call').length) {
-    const me = t.seats[c.seat];
-    const owed = Math.min(t.bidding.highest - me.bid, me.stack);
-    row.push(moveButton(`Call (${owed})`, { action: 'call' }, c, { className: 'primary' }));
+    const me = tb.seats[c.seat];
+    const owed = Math.min(tb.bidding.highest - me.bid, me.stack);
+    row.push(moveButton(t('azi.call', { amount: owed }), { action: 'call' }, c, { className: 'primary' }));
   }
-  if (of('fold').length) row.push(moveButton('Fold', { action: 'fold' }, c));
+  if (of('fold').length) row.push(moveButton(t('azi.fold'), { action: 'fold' }, c));
   if (playable.length) {
     row.push(
       h(
@@ -259,7 +285,7 @@ export function you(v, c) {
             if (selected && (await c.submit({ action: 'play', card: selected }))) selected = null;
           },
         },
-        selected ? `Play ${cardText([selected])}` : 'Play the selected card',
+        selected ? t('azi.playCard', { card: cardText([selected]) }) : t('azi.playSelected'),
       ),
     );
   }
@@ -277,39 +303,31 @@ export function you(v, c) {
               selected = null;
           },
         },
-        selected ? `Discard ${cardText([selected])}` : 'Discard the selected card',
+        selected ? t('azi.discardCard', { card: cardText([selected]) }) : t('azi.discardSelected'),
       ),
     );
   }
   if (of('buy_in').length) {
     row.push(
-      moveButton(`Buy in (${t.azi ? t.azi.price : ''})`, { action: 'buy_in' }, c, {
+      moveButton(t('azi.buyIn', { price: tb.azi ? tb.azi.price : 0 }), { action: 'buy_in' }, c, {
         className: 'primary',
       }),
     );
   }
-  if (of('decline').length) row.push(moveButton('Decline', { action: 'decline' }, c));
+  if (of('decline').length) row.push(moveButton(t('azi.decline'), { action: 'decline' }, c));
   if (of('leave').length)
-    row.push(moveButton('Leave after this hand', { action: 'leave' }, c, { className: 'danger' }));
+    row.push(moveButton(t('azi.leave'), { action: 'leave' }, c, { className: 'danger' }));
   if (row.length) actions.push(h('div', { className: 'moves' }, row));
   if (playable.length || discardable.length) {
     actions.push(
-      h(
-        'p',
-        { className: 'hint' },
-        playable.length
-          ? 'Select a card, then play it. Follow the led suit; if you cannot, play a trump if you can.'
-          : 'Select the card to discard face down.',
-      ),
+      h('p', { className: 'hint' }, playable.length ? t('azi.hint.play') : t('azi.hint.discard')),
     );
+  } else if (hand.length && legal.length) {
+    actions.push(h('p', { className: 'hint' }, t('azi.hint.cardsLater')));
   }
   if (!legal.length)
     actions.push(
-      h(
-        'p',
-        { className: 'hint' },
-        v.status === 'ended' ? 'The game is over.' : 'Wait for your turn.',
-      ),
+      h('p', { className: 'hint' }, v.status === 'ended' ? t('azi.hint.over') : t('azi.hint.wait')),
     );
   return [cards, actions];
 }

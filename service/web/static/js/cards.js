@@ -1,44 +1,45 @@
 // Cards as people read them: rank, suit symbol, red or black.
 import { h } from './dom.js';
+import { t } from './i18n.js';
 
 const SUITS = {
-  C: { symbol: '♣', name: 'clubs', colour: 'black' },
-  D: { symbol: '♦', name: 'diamonds', colour: 'red' },
-  H: { symbol: '♥', name: 'hearts', colour: 'red' },
-  S: { symbol: '♠', name: 'spades', colour: 'black' },
+  C: { symbol: '♣', colour: 'black' },
+  D: { symbol: '♦', colour: 'red' },
+  H: { symbol: '♥', colour: 'red' },
+  S: { symbol: '♠', colour: 'black' },
 };
-const RANK_NAMES = {
-  2: 'two',
-  3: 'three',
-  4: 'four',
-  5: 'five',
-  6: 'six',
-  7: 'seven',
-  8: 'eight',
-  9: 'nine',
-  T: 'ten',
-  J: 'jack',
-  Q: 'queen',
-  K: 'king',
-  A: 'ace',
-};
+const RANKS = new Set(['2', '3', '4', '5', '6', '7', '8', '9', 'T', 'J', 'Q', 'K', 'A']);
+/** The rank as printed on the card, in the player's language (K, Q, J and A differ). */
+const rankShort = (rank) => (/[2-9]/.test(rank) ? rank : t(`common.rankShort.${rank}`));
 export const SUIT_SYMBOL = Object.fromEntries(Object.entries(SUITS).map(([k, v]) => [k, v.symbol]));
 
 /** What a card looks like: {rank, symbol, colour, label}. */
 export function face(card) {
   if (card === 'BJ')
-    return { rank: 'JOKER', symbol: '★', colour: 'black', label: 'black joker', joker: true };
+    return {
+      rank: t('common.jokerShort'),
+      symbol: '★',
+      colour: 'black',
+      label: t('common.blackJoker'),
+      joker: true,
+    };
   if (card === 'RJ')
-    return { rank: 'JOKER', symbol: '★', colour: 'red', label: 'red joker', joker: true };
+    return {
+      rank: t('common.jokerShort'),
+      symbol: '★',
+      colour: 'red',
+      label: t('common.redJoker'),
+      joker: true,
+    };
   const rank = card[0];
   const suit = SUITS[card[1]];
-  if (!suit || !RANK_NAMES[rank])
-    return { rank: '?', symbol: '', colour: 'hidden', label: 'hidden card' };
+  if (!suit || !RANKS.has(rank))
+    return { rank: '?', symbol: '', colour: 'hidden', label: t('common.hiddenCard') };
   return {
-    rank: rank === 'T' ? '10' : rank,
+    rank: rankShort(rank),
     symbol: suit.symbol,
     colour: suit.colour,
-    label: `${RANK_NAMES[rank]} of ${suit.name}`,
+    label: t('common.card', { rank: t(`common.rank.${rank}`), suit: t(`common.suit.${card[1]}`) }),
   };
 }
 
@@ -93,12 +94,22 @@ export function cardRow(cards, className = '') {
   );
 }
 
+/** A straight's cards in the order of its run, A 2 3 … K A: the ace is low unless the run
+ * reaches the king (other combinations keep their order). */
+export function runOrder(cards, combination = 'straight') {
+  const list = [...(cards || [])];
+  if (combination !== 'straight') return list;
+  const high = list.some((c) => c[0] === 'K');
+  const place = (c) => (c[0] === 'A' && high ? 14 : ' A23456789TJQK'.indexOf(c[0]));
+  return list.sort((a, b) => place(a) - place(b));
+}
+
 /** Cards as text, e.g. "10♦ A♠". */
 export function cardText(cards) {
   return (cards || [])
     .map((c) => {
       const f = face(c);
-      if (f.colour === 'hidden') return 'a hidden card';
+      if (f.colour === 'hidden') return t('common.aHiddenCard');
       return f.joker ? f.label : `${f.rank}${f.symbol}`;
     })
     .join(' ');
@@ -106,5 +117,5 @@ export function cardText(cards) {
 
 export function suitText(suit) {
   const s = SUITS[suit];
-  return s ? `${s.symbol} ${s.name}` : '—';
+  return s ? `${s.symbol} ${t(`common.suit.${suit}`)}` : t('common.nobody');
 }

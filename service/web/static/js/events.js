@@ -1,117 +1,218 @@
-// One line of plain English per event, for the table's log and the replay.
-import { cardText, suitText } from './cards.js';
+// One sentence per event, for the table's log and the replay, from the "events" catalog.
+import { cardText, runOrder, suitText } from './cards.js';
+import { has, number, t } from './i18n.js';
 
 /** A seat's display name from a list of seats ({seat, name}). */
 export function seatName(seats, seat) {
-  if (seat === null || seat === undefined) return '—';
+  if (seat === null || seat === undefined) return t('common.nobody');
   const found = (seats || []).find((s) => s && s.seat === seat);
-  return found && found.name ? found.name : `Seat ${seat + 1}`;
+  return found && found.name ? found.name : t('common.seatN', { n: seat + 1 });
 }
 
-const list = (values) => (values || []).join(', ');
+/** Names joined as the player's language joins a list ("Ana, Bo and Cy"). */
+export function nameList(names) {
+  const items = (names || []).map(String);
+  try {
+    return new Intl.ListFormat(document.documentElement.lang || 'en', {
+      style: 'long',
+      type: 'conjunction',
+    }).format(items);
+  } catch {
+    return items.join(', ');
+  }
+}
+
+/** "Ana 3, Bo 0, Cy −2": one number per seat, each by its player's name. */
+export function byName(seats, values, signed = false) {
+  return nameList(
+    (values || []).map((value, s) =>
+      t(signed ? 'events.nameSigned' : 'events.nameValue', {
+        name: seatName(seats, s),
+        value,
+        sign: value > 0 ? '+' : '',
+      }),
+    ),
+  );
+}
+
+/** A Murlan combination's kind in words ("pair", "straight"). */
+export function kindName(kind) {
+  return has(`events.kind.${kind}`) ? t(`events.kind.${kind}`) : t('events.kind.other');
+}
+
+/** A reason code in words, from `events.<area>.<code>`, or the area's general sentence. */
+function reason(area, code) {
+  return has(`events.${area}.${code}`) ? t(`events.${area}.${code}`) : t(`events.${area}.other`);
+}
 
 /** The sentence for one event (`e.type` and its fields). */
 export function describe(e, seats) {
   const who = (s) => seatName(seats, s);
-  const whoList = (ss) => (ss || []).map(who).join(', ');
+  const whoList = (ss) => nameList((ss || []).map(who));
+  const cards = (list) => cardText(list);
+  const hidden = (card) => !card || card === '??';
   switch (e.type) {
     case 'GameCreated':
-      return `Game created (${e.game}, ${e.seats} seats); commitment ${String(e.commitment).slice(0, 16)}…`;
+      return t('events.GameCreated', {
+        game: t(`common.game.${e.game}`),
+        seats: e.seats,
+        commitment: String(e.commitment).slice(0, 16),
+      });
     case 'SeatTaken':
-      return `${e.name} takes seat ${e.seat + 1}${e.bot ? ' (bot)' : ''}`;
+      return t(e.bot ? 'events.SeatTaken.bot' : 'events.SeatTaken', {
+        name: e.name,
+        seat: e.seat + 1,
+      });
     case 'TurnTimedOut':
-      return `${who(e.seat)} ran out of time (${e.after_s} s); the move below was made for them`;
+      return t('events.TurnTimedOut', { name: who(e.seat), seconds: e.after_s });
     case 'SeedRevealed':
-      return 'The server seed is revealed: every shuffle can now be checked';
+      return t('events.SeedRevealed');
     case 'GameAbandoned': {
-      const why = e.reason === 'idle' ? 'nobody played for too long' : e.reason;
       const st = e.standings || {};
-      const where = st.stacks
-        ? ` — stacks ${list(st.stacks)}`
-        : st.scores
-          ? ` — scores ${list(st.scores)}`
-          : '';
-      return `Game abandoned (${why})${where}`;
+      const why = reason('abandoned', e.reason);
+      if (st.stacks)
+        return t('events.GameAbandoned.stacks', { why, standings: byName(seats, st.stacks) });
+      if (st.scores)
+        return t('events.GameAbandoned.scores', { why, standings: byName(seats, st.scores) });
+      return t('events.GameAbandoned', { why });
     }
     case 'SeatAway':
-      return `${who(e.seat)} missed ${e.timeouts} turns in a row and is away: the bot plays for them until they act again`;
+      return t('events.SeatAway', { name: who(e.seat), count: e.timeouts });
     case 'SeatBack':
-      return `${who(e.seat)} is back and plays for themselves`;
+      return t('events.SeatBack', { name: who(e.seat) });
     // Hazari
     case 'Dealt':
-      return `Deal ${e.deal + 1}: ${who(e.dealer)} deals 13 cards each`;
+      return t('events.Dealt', { deal: e.deal + 1, dealer: who(e.dealer) });
     case 'Arranged':
-      return `${who(e.seat)} says up`;
+      return t('events.Arranged', { name: who(e.seat) });
     case 'RoundPlayed':
-      return `Round ${e.round}: ${who(e.winner)} wins ${e.points} points with ${(e.combos || [])[e.winner] || 'the best group'}`;
+      return t('events.RoundPlayed', {
+        round: e.round,
+        name: who(e.winner),
+        count: e.points,
+        cards: cards((e.laid || [])[e.winner]),
+      });
     case 'DealScored':
-      return `Deal ${e.deal + 1} scored: ${list(e.points)} (totals ${list(e.scores)})`;
+      return t('events.DealScored', {
+        deal: e.deal + 1,
+        points: byName(seats, e.points),
+        totals: byName(seats, e.scores),
+      });
     case 'MatchEnded':
       if (e.winners)
-        return `Match over: ${whoList(e.winners)} win${e.winners.length === 1 ? 's' : ''} (${list(e.scores)})`;
-      return `Match over (${e.reason}): results ${list(e.results)}`;
+        return t('events.MatchEnded.winners', {
+          names: whoList(e.winners),
+          count: e.winners.length,
+          totals: byName(seats, e.scores),
+        });
+      return t('events.MatchEnded.chips', {
+        why: reason('matchEnded', e.reason),
+        results: byName(seats, e.results, true),
+      });
     // Murlan
     case 'HandDealt':
       if (e.trump !== undefined) {
-        return `${e.azi ? 'Azi replay' : 'Deal'} ${e.deal + 1}: ${who(e.dealer)} deals; trump ${suitText(e.trump)} (${cardText([e.trump_card])})`;
+        return t(e.azi ? 'events.HandDealt.aziReplay' : 'events.HandDealt.azi', {
+          deal: e.deal + 1,
+          dealer: who(e.dealer),
+          trump: suitText(e.trump),
+          card: cards([e.trump_card]),
+        });
       }
-      return `Hand ${e.deal + 1}: ${who(e.dealer)} deals`;
+      return t('events.HandDealt', { hand: e.deal + 1, dealer: who(e.dealer) });
     case 'CardGiven':
-      return `${who(e.from_seat)} gives ${cardText([e.card])} to ${who(e.to_seat)}`;
+      return hidden(e.card)
+        ? t('events.CardGiven.hidden', { from: who(e.from_seat), to: who(e.to_seat) })
+        : t('events.CardGiven', { from: who(e.from_seat), to: who(e.to_seat), card: cards([e.card]) });
     case 'CardGivenBack':
-      return `${who(e.seat)} gives back ${cardText([e.card])} to ${who(e.to_seat)}`;
+      return hidden(e.card)
+        ? t('events.CardGivenBack.hidden', { from: who(e.seat), to: who(e.to_seat) })
+        : t('events.CardGivenBack', { from: who(e.seat), to: who(e.to_seat), card: cards([e.card]) });
     case 'ExchangeSkipped':
-      return `No exchange: ${e.reason}`;
+      return t(
+        e.reason === 'both_jokers' ? 'events.ExchangeSkipped.both_jokers' : 'events.ExchangeSkipped',
+        { last: who(e.last_finisher), first: who(e.first_finisher) },
+      );
     case 'PlayStarted':
-      return `${who(e.leader)} leads${e.must_include ? ` (must include ${cardText([e.must_include])})` : ''}`;
+      return e.must_include
+        ? t('events.PlayStarted.mustInclude', { name: who(e.leader), card: cards([e.must_include]) })
+        : t('events.PlayStarted', { name: who(e.leader) });
     case 'CardsPlayed':
-      return `${who(e.seat)} plays ${e.combination} ${cardText(e.cards)}`;
+      return t('events.CardsPlayed', {
+        name: who(e.seat),
+        kind: kindName(e.combination),
+        cards: cards(runOrder(e.cards, e.combination)),
+      });
     case 'Passed':
-      return `${who(e.seat)} passes`;
+      return t('events.Passed', { name: who(e.seat) });
     case 'TableCleared':
-      return `Table cleared; ${who(e.leader)} leads`;
+      return t('events.TableCleared', { name: who(e.leader) });
     case 'WentOut':
-      return `${who(e.seat)} goes out, place ${e.place}`;
+      return t('events.WentOut', { name: who(e.seat), place: e.place });
     case 'HandEnded':
-      return `Hand ${e.hand + 1} over: points ${list(e.points)} (totals ${list(e.scores)})`;
+      return t('events.HandEnded', {
+        hand: e.hand + 1,
+        points: byName(seats, e.points),
+        totals: byName(seats, e.scores),
+      });
     case 'TargetRaised':
-      return `Target raised to ${e.target}`;
+      return t('events.TargetRaised', { target: e.target, names: whoList(e.reached) });
     case 'TopTied':
-      return `Tied at ${e.score}: ${whoList(e.seats)}; another hand`;
+      return t('events.TopTied', { score: e.score, names: whoList(e.seats) });
     case 'MatchWon':
-      return `${who(e.winner)} wins the match (${list(e.scores)})`;
+      return t('events.MatchWon', { name: who(e.winner), totals: byName(seats, e.scores) });
     // Azi
     case 'AntesPaid':
-      return `Hand ${e.hand}: antes ${list(e.antes)}`;
+      return t('events.AntesPaid', { hand: e.hand, antes: byName(seats, e.antes) });
     case 'Discarded':
-      return `${who(e.seat)} discards${e.card && e.card !== '??' ? ` ${cardText([e.card])}` : ''}`;
+      return hidden(e.card)
+        ? t('events.Discarded.hidden', { name: who(e.seat) })
+        : t('events.Discarded', { name: who(e.seat), card: cards([e.card]) });
     case 'BetPlaced':
-      return `${who(e.seat)} bets ${e.amount}`;
+      return t('events.BetPlaced', { name: who(e.seat), amount: e.amount });
     case 'Called':
-      return `${who(e.seat)} calls${e.all_in ? ' all in' : ''} (${e.paid})`;
+      return t(e.all_in ? 'events.Called.allIn' : 'events.Called', {
+        name: who(e.seat),
+        paid: e.paid,
+      });
     case 'Folded':
-      return `${who(e.seat)} folds`;
+      return t('events.Folded', { name: who(e.seat) });
     case 'BiddingEnded':
-      return `Bidding over: ${who(e.leader)} leads at ${e.highest}`;
+      return t('events.BiddingEnded', { name: who(e.leader), amount: e.highest });
     case 'CardPlayed':
-      return `${who(e.seat)} plays ${cardText([e.card])}`;
+      return t('events.CardPlayed', { name: who(e.seat), card: cards([e.card]) });
     case 'TrickTaken':
-      return `Trick ${e.trick} to ${who(e.winner)} (${cardText(e.cards)})`;
+      return t('events.TrickTaken', {
+        trick: e.trick,
+        name: who(e.winner),
+        cards: cards(e.cards),
+      });
     case 'PotWon':
-      return `${who(e.winner)} wins the pot of ${e.pot}${e.how === 'all_folded' ? ' (all others folded)' : ''}`;
+      return t(e.how === 'all_folded' ? 'events.PotWon.all_folded' : 'events.PotWon', {
+        name: who(e.winner),
+        pot: e.pot,
+      });
     case 'AziDeclared':
-      return `Azi! The pot stays; buy in for ${e.price}`;
+      return t('events.AziDeclared', {
+        dealer: who(e.dealer),
+        price: e.price,
+        takers: whoList(e.takers),
+      });
     case 'BoughtIn':
-      return `${who(e.seat)} buys in (${e.paid})`;
+      return t('events.BoughtIn', { name: who(e.seat), paid: e.paid });
     case 'Declined':
-      return `${who(e.seat)} declines the Azi`;
+      return t('events.Declined', { name: who(e.seat) });
     case 'PotSettled':
-      return `Pot of ${e.pot} settled: payouts ${list(e.payouts)}`;
+      return t('events.PotSettled', {
+        pot: e.pot,
+        name: who(e.winner),
+        payouts: byName(seats, e.payouts),
+      });
     case 'LeaveRequested':
-      return `${who(e.seat)} will leave after this hand`;
+      return t('events.LeaveRequested', { name: who(e.seat) });
     case 'PlayerLeft':
-      return `${who(e.player)} leaves with ${e.stack}`;
+      return t('events.PlayerLeft', { name: who(e.player), stack: e.stack });
     default:
-      return e.type;
+      return t('events.unknown', { n: number(e.version ?? 0) });
   }
 }

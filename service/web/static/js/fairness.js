@@ -1,5 +1,6 @@
 // The fairness page: the report as figures (inline SVG), verdicts and "my luck".
 import { $, fill, h } from './dom.js';
+import { loadCatalogs, t, translatePage } from './i18n.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -11,7 +12,7 @@ function s(tag, attrs = {}, ...children) {
 }
 
 const fmt = (x, digits = 3) => (x === null || x === undefined ? '–' : Number(x).toFixed(digits));
-const fmtP = (p) => (p === null || p === undefined ? 'too few hands' : p < 0.001 ? '< 0.001' : p.toFixed(3));
+const fmtP = (p) => (p === null || p === undefined ? t('fairness.tooFewHands') : p < 0.001 ? '< 0.001' : p.toFixed(3));
 const signed = (x) => (x >= 0 ? '+' : '') + fmt(x);
 
 async function getReport(params = {}) {
@@ -42,7 +43,7 @@ function histogram(group, title) {
     const bw = Math.max(2, slot * 0.6);
     const bx = x + (slot - bw) / 2;
     const bar = s('rect', { x: bx, y: y(obs[i]), width: bw, height: y(0) - y(obs[i]), class: 'bar-obs' });
-    bar.append(s('title', {}, `${v}: ${group.observed[i]} hands observed, ${fmt(group.expected[i], 1)} expected`));
+    bar.append(s('title', {}, t('fairness.barTitle', { value: v, observed: group.observed[i], expected: fmt(group.expected[i], 1) })));
     svg.append(bar);
     svg.append(s('rect', { x: bx - 2, y: y(exp[i]), width: bw + 4, height: y(0) - y(exp[i]), class: 'bar-exp' }));
     svg.append(s('text', { x: x + slot / 2, y: height - 8, class: 'tick', 'text-anchor': 'middle' }, v));
@@ -56,16 +57,16 @@ function forest(rows, labelOf) {
   const height = rowH * rows.length + 40;
   const mid = left + (width - left - right) / 2;
   const half = (width - left - right) / 2 - 4;
-  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart forest', role: 'img', 'aria-label': 'Differences from a fair deal with 95% intervals' });
+  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart forest', role: 'img', 'aria-label': t('fairness.forestLabel') });
   svg.append(s('line', { x1: mid, x2: mid, y1: 0, y2: height - 34, class: 'axis' }));
-  svg.append(s('text', { x: mid, y: height - 20, class: 'tick', 'text-anchor': 'middle' }, 'fair deal'));
-  svg.append(s('text', { x: left, y: height - 20, class: 'tick' }, 'fewer'));
+  svg.append(s('text', { x: mid, y: height - 20, class: 'tick', 'text-anchor': 'middle' }, t('fairness.fairDeal')));
+  svg.append(s('text', { x: left, y: height - 20, class: 'tick' }, t('fairness.fewer')));
   // One scale for every line: differences in units of a fair hand's spread,
   // so lines of different features compare; intervals longer than the scale are clipped.
   const unit = (row) => row.sd_expected || 1;
   const reach = Math.min(3, Math.max(0.5, ...rows.map((r) => Math.max(Math.abs(r.difference_ci95[0]), Math.abs(r.difference_ci95[1])) / unit(r))));
-  svg.append(s('text', { x: width - right, y: height - 20, class: 'tick', 'text-anchor': 'end' }, 'more'));
-  svg.append(s('text', { x: width - right, y: height - 4, class: 'tick', 'text-anchor': 'end' }, `each edge: ${reach.toFixed(1)} sd from a fair deal`));
+  svg.append(s('text', { x: width - right, y: height - 20, class: 'tick', 'text-anchor': 'end' }, t('fairness.more')));
+  svg.append(s('text', { x: width - right, y: height - 4, class: 'tick', 'text-anchor': 'end' }, t('fairness.edge', { reach: reach.toFixed(1) })));
   rows.forEach((row, i) => {
     const cy = rowH * i + rowH / 2;
     const [lo, hi] = row.difference_ci95;
@@ -78,7 +79,7 @@ function forest(rows, labelOf) {
     if (row.statistic !== null || row.hands > 0) {
       svg.append(s('line', { x1: x(lo), x2: x(hi), y1: cy, y2: cy, class: row.flagged ? 'ci ci-bad' : 'ci' }));
       const dot = s('circle', { cx: x(row.difference), cy, r: 5, class: row.flagged ? 'dot dot-bad' : 'dot' });
-      dot.append(s('title', {}, `${signed(row.difference)} per hand (95% interval ${signed(lo)} to ${signed(hi)}), ${row.hands} hands`));
+      dot.append(s('title', {}, t('fairness.dotTitle', { difference: signed(row.difference), lo: signed(lo), hi: signed(hi), hands: row.hands })));
       svg.append(dot);
     }
   });
@@ -88,7 +89,7 @@ function forest(rows, labelOf) {
 function groupTable(feature) {
   return h('table', { className: 'list fair-rows' },
     h('thead', {}, h('tr', {},
-      ['Who', 'Hands', 'Average', 'Fair deal', 'Difference (95%)', 'Adjusted p', 'Verdict'].map((t) => h('th', { scope: 'col' }, t)))),
+      ['colWho', 'colHands', 'colAverage', 'colFair', 'colDifference', 'colAdjustedP', 'colVerdict'].map((key) => h('th', { scope: 'col' }, t(`fairness.${key}`))))),
     h('tbody', {}, feature.groups.map((g) => h('tr', { className: g.flagged ? 'flagged' : '' },
       h('td', {}, g.label), h('td', {}, g.hands), h('td', {}, fmt(g.mean_observed)), h('td', {}, fmt(g.mean_expected)),
       h('td', {}, `${signed(g.difference)} (${signed(g.difference_ci95[0])} … ${signed(g.difference_ci95[1])})`),
@@ -102,35 +103,36 @@ function featureCard(feature) {
   return h('article', { className: 'feature' },
     h('h4', {}, feature.title),
     h('p', { className: `badge badge-${badge}` }, feature.verdict),
-    all ? histogram(all, `${feature.title}: share of hands, observed (filled) and fair deal (outline)`) : null,
+    all ? histogram(all, t('fairness.histogramTitle', { feature: feature.title })) : null,
     all ? h('p', { className: 'hint' }, all.verdict) : null,
-    h('p', { className: 'hint' }, `Expectation: ${feature.expectation}` +
-      (feature.expectation_error ? ` (standard error at most ${fmt(feature.expectation_error, 4)})` : '') + '.'),
-    others.length ? h('details', {}, h('summary', {}, `By seat, position and player (${others.length})`),
+    h('p', { className: 'hint' }, feature.expectation_error
+      ? t('fairness.expectationWithError', { expectation: feature.expectation, error: fmt(feature.expectation_error, 4) })
+      : t('fairness.expectation', { expectation: feature.expectation })),
+    others.length ? h('details', {}, h('summary', {}, t('fairness.byGroup', { count: others.length })),
       forest(others, (g) => `${g.label} (${g.hands})`), groupTable({ ...feature, groups: feature.groups })) : null);
 }
 
 function renderTables(report) {
   const container = $('#tables');
   if (!report.tables.length) {
-    fill(container, h('section', { className: 'panel' }, h('p', {}, 'No finished games yet: the report fills as games end.')));
+    fill(container, h('section', { className: 'panel' }, h('p', {}, t('fairness.noGames'))));
     return;
   }
-  fill(container, report.tables.map((t) => h('section', { className: 'panel', 'aria-label': t.title },
-    h('h2', {}, t.title), h('p', { className: 'hint' }, `${t.hands} hands counted.`),
-    h('div', { className: 'features' }, t.features.map(featureCard)))));
+  fill(container, report.tables.map((tbl) => h('section', { className: 'panel', 'aria-label': tbl.title },
+    h('h2', {}, tbl.title), h('p', { className: 'hint' }, t('fairness.handsCounted', { count: tbl.hands })),
+    h('div', { className: 'features' }, tbl.features.map(featureCard)))));
 }
 
 function renderLuck(report, name) {
   const rows = [];
-  for (const t of report.tables) {
-    for (const f of t.features) {
+  for (const tbl of report.tables) {
+    for (const f of tbl.features) {
       if (f.descriptive) continue;
-      for (const g of f.groups) if (g.group === `player:${name}`) rows.push({ ...g, what: `${t.title.split(' (')[0].split(',')[0]}: ${f.title.split(' (')[0]}` });
+      for (const g of f.groups) if (g.group === `player:${name}`) rows.push({ ...g, what: `${tbl.title.split(' (')[0].split(',')[0]}: ${f.title.split(' (')[0]}` });
     }
   }
   if (!rows.length) {
-    fill($('#luck'), h('p', {}, `No finished hands of a player named “${name}” yet.`));
+    fill($('#luck'), h('p', {}, t('fairness.noLuck', { name })));
     return;
   }
   fill($('#luck'), forest(rows, (r) => `${r.what} (${r.hands})`),
@@ -142,11 +144,13 @@ async function main() {
     const report = await getReport();
     $('#verdict').textContent = report.verdict;
     $('#verdict').className = `verdict ${report.flagged.length ? 'badge-bad' : 'badge-ok'}`;
-    $('#totals').textContent = `${report.games} finished games, ${report.deals} deals, ${report.tests} tests ` +
-      `(${report.test}; ${report.correction}, flagged below ${report.alpha}).`;
+    $('#totals').textContent = t('fairness.totals', {
+      games: report.games, deals: report.deals, tests: report.tests,
+      test: report.test, correction: report.correction, alpha: report.alpha,
+    });
     renderTables(report);
   } catch (err) {
-    $('#verdict').textContent = `The report could not be loaded: ${err.message}`;
+    $('#verdict').textContent = t('fairness.loadFailed', { error: err.message });
   }
   $('#luck-form').addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -161,4 +165,7 @@ async function main() {
   });
 }
 
-main();
+loadCatalogs(['common', 'fairness']).then(() => {
+  translatePage();
+  main();
+});

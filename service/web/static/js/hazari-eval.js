@@ -1,8 +1,10 @@
 // Hazari combinations in the browser, only to name groups and warn early;
 // the server's check of the arrangement is the one that counts.
+import { t } from './i18n.js';
+
 const RANKS = '23456789TJQKA';
 const ACE = 12;
-const TYPES = ['', 'indi', 'pair', 'color', 'run', 'color run', 'troy'];
+const TYPES = ['', 'indi', 'pair', 'color', 'run', 'colorRun', 'troy'];
 
 function key3(cards) {
   const ranks = cards.map((c) => RANKS.indexOf(c[0])).sort((x, y) => y - x);
@@ -32,9 +34,10 @@ export function groupKey(cards) {
   return best;
 }
 
-const rankName = (r) => (RANKS[r] === 'T' ? '10' : RANKS[r]);
+/** A rank as printed on the cards in the player's language (Д for a queen in Russian…). */
+const rankName = (r) => (/[2-9]/.test(RANKS[r]) ? RANKS[r] : t(`common.rankShort.${RANKS[r]}`));
 
-/** "pair of 7s, A kicker", "color run A-K-Q" … */
+/** "pair of 7s, A kicker", "color run A-K-Q" … in the player's language. */
 export function describeGroup(cards) {
   const k = groupKey(cards);
   if (k < 0) return '';
@@ -42,16 +45,14 @@ export function describeGroup(cards) {
   const a = (k >> 8) & 15;
   const b = (k >> 4) & 15;
   const c = k & 15;
-  if (type === 6) return `troy of ${rankName(a)}s`;
-  if (type === 2) return `pair of ${rankName(a)}s, ${rankName(b)} kicker`;
-  if (type === 4 || type === 5) {
-    let ranks;
-    if (a === 13) ranks = 'A-K-Q';
-    else if (a === 12) ranks = 'A-2-3';
-    else ranks = [a, a - 1, a - 2].map(rankName).join('-');
-    return `${TYPES[type]} ${ranks}`;
-  }
-  return `${TYPES[type]} ${rankName(a)}-${rankName(b)}-${rankName(c)}`;
+  if (type === 6) return t('hazari.combo.troy', { rank: rankName(a) });
+  if (type === 2) return t('hazari.combo.pair', { rank: rankName(a), kicker: rankName(b) });
+  let ranks;
+  if ((type === 4 || type === 5) && a === 13) ranks = [ACE, ACE - 1, ACE - 2].map(rankName).join('-');
+  else if ((type === 4 || type === 5) && a === 12) ranks = [ACE, 0, 1].map(rankName).join('-');
+  else if (type === 4 || type === 5) ranks = [a, a - 1, a - 2].map(rankName).join('-');
+  else ranks = [a, b, c].map(rankName).join('-');
+  return t(`hazari.combo.${TYPES[type]}`, { ranks });
 }
 
 /** Index of the first group that beats the one before it, or -1. */
@@ -63,7 +64,7 @@ export function firstOutOfOrder(groups) {
   return -1;
 }
 
-export const ORDER_RULE =
-  'Groups go strongest first: group 1 ≥ group 2 ≥ group 3 ≥ group 4, and the four-card group counts by its best three cards. ' +
-  'From strongest to weakest type: troy (three of a rank), color run, run, color (three of a suit), pair, indi. ' +
-  'Within a type the higher ranks win; A-K-Q is the top run, then A-2-3, then K-Q-J down to 4-3-2.';
+/** The order rule in words. */
+export function orderRule() {
+  return t('hazari.orderRule');
+}

@@ -2,7 +2,9 @@
 // arrangement) by swapping cards, then say up.
 import { cardButton, cardRow } from './cards.js';
 import { h } from './dom.js';
-import { describeGroup, firstOutOfOrder, groupKey, ORDER_RULE } from './hazari-eval.js';
+import { nameList } from './events.js';
+import { describeGroup, firstOutOfOrder, groupKey, orderRule } from './hazari-eval.js';
+import { t } from './i18n.js';
 
 let working = null; // {deal, groups}
 let picked = null; // {g, i}
@@ -10,31 +12,37 @@ let picked = null; // {g, i}
 const ORDER_RULES = new Set(['groups_out_of_order', 'four_card_group_not_lowest']);
 
 export function explain(problem) {
-  return ORDER_RULES.has(problem.rule) ? ORDER_RULE : null;
+  return ORDER_RULES.has(problem.rule) ? orderRule() : null;
 }
 
 export function seatFacts(v, s) {
-  const t = v.table;
+  const tb = v.table;
   const facts = [];
-  if (t.dealer === s) facts.push('dealer');
-  if (t.phase === 'arranging') facts.push(t.said_up[s] ? 'said up' : 'arranging');
+  if (tb.dealer === s) facts.push(t('hazari.seat.dealer'));
+  if (tb.phase === 'arranging')
+    facts.push(tb.said_up[s] ? t('hazari.seat.saidUp') : t('hazari.seat.arranging'));
   return facts;
 }
 
 export function statusText(v) {
-  return v.table.phase === 'arranging' ? 'arrange your four groups and say up' : '';
+  return v.table.phase === 'arranging' ? t('hazari.status.arranging') : '';
 }
 
 export function resultText(v, c) {
-  const winners = (v.result.winners || []).map(c.name).join(', ');
-  return `${winners ? `${winners} won. ` : ''}Scores: ${v.seats.map((s) => `${c.name(s.seat)} ${v.result.scores[s.seat]}`).join(', ')}.`;
+  const winners = (v.result.winners || []).map(c.name);
+  const scores = nameList(
+    v.seats.map((s) => t('hazari.nameScore', { name: c.name(s.seat), score: v.result.scores[s.seat] })),
+  );
+  return winners.length
+    ? t('hazari.result.won', { names: nameList(winners), count: winners.length, scores })
+    : t('hazari.result.scores', { scores });
 }
 
 function roundView(r, c) {
   return h(
     'div',
     { className: 'round', dataset: { round: String(r.round) } },
-    h('h4', {}, `Round ${r.round}: ${c.name(r.winner)} wins ${r.points} points`),
+    h('h4', {}, t('hazari.round', { round: r.round, name: c.name(r.winner), count: r.points })),
     h(
       'div',
       { className: 'laid' },
@@ -44,7 +52,7 @@ function roundView(r, c) {
           { className: s === r.winner ? 'winner' : '' },
           h('div', { className: 'who' }, c.name(s)),
           cardRow(r.laid[s], 'small'),
-          h('div', { className: 'hint' }, r.combos[s]),
+          h('div', { className: 'hint' }, describeGroup(r.laid[s])),
         ),
       ),
     ),
@@ -52,36 +60,31 @@ function roundView(r, c) {
 }
 
 export function board(v, c) {
-  const t = v.table;
+  const tb = v.table;
   const facts = h(
     'div',
     { className: 'facts' },
-    h(
-      'span',
-      { className: 'fact' },
-      'Deal ',
-      h('b', {}, t.deal === null ? '—' : String(t.deal + 1)),
-    ),
-    t.dealer !== null
-      ? h('span', { className: 'fact' }, 'Dealer ', h('b', {}, c.name(t.dealer)))
+    tb.deal !== null ? h('span', { className: 'fact' }, t('hazari.fact.deal', { deal: tb.deal + 1 })) : null,
+    tb.dealer !== null
+      ? h('span', { className: 'fact' }, t('hazari.fact.dealer', { name: c.name(tb.dealer) }))
       : null,
-    t.first_to_lay !== null
-      ? h('span', { className: 'fact' }, 'First to lay ', h('b', {}, c.name(t.first_to_lay)))
+    tb.first_to_lay !== null
+      ? h('span', { className: 'fact' }, t('hazari.fact.firstToLay', { name: c.name(tb.first_to_lay) }))
       : null,
-    h('span', { className: 'fact' }, 'Target ', h('b', {}, String(t.target))),
+    h('span', { className: 'fact' }, t('hazari.fact.target', { target: tb.target })),
   );
   const scores = h(
     'table',
-    { className: 'list', 'aria-label': 'Scores' },
+    { className: 'list', 'aria-label': t('hazari.scores') },
     h(
       'thead',
       {},
       h(
         'tr',
         {},
-        h('th', { scope: 'col' }, 'Player'),
-        h('th', { scope: 'col' }, 'Last deal'),
-        h('th', { scope: 'col' }, 'Total'),
+        h('th', { scope: 'col' }, t('hazari.col.player')),
+        h('th', { scope: 'col' }, t('hazari.col.lastDeal')),
+        h('th', { scope: 'col' }, t('hazari.col.total')),
       ),
     ),
     h(
@@ -92,29 +95,27 @@ export function board(v, c) {
           'tr',
           {},
           h('td', {}, c.name(s.seat)),
-          h('td', {}, t.last_deal && t.last_deal.points ? String(t.last_deal.points[s.seat]) : '—'),
-          h('td', {}, String(t.scores[s.seat])),
+          h(
+            'td',
+            {},
+            tb.last_deal && tb.last_deal.points ? String(tb.last_deal.points[s.seat]) : t('common.nobody'),
+          ),
+          h('td', {}, String(tb.scores[s.seat])),
         ),
       ),
     ),
   );
-  const last = t.last_deal
+  const last = tb.last_deal
     ? [
-        h('h3', {}, `Deal ${t.last_deal.deal + 1}, as played`),
+        h('h3', {}, t('hazari.lastDeal', { deal: tb.last_deal.deal + 1 })),
         h(
           'div',
           { className: 'rounds', id: 'rounds' },
-          t.last_deal.rounds.map((r) => roundView(r, c)),
+          tb.last_deal.rounds.map((r) => roundView(r, c)),
         ),
       ]
-    : [
-        h(
-          'p',
-          { className: 'hint' },
-          'The rounds of each deal appear here once everyone has said up.',
-        ),
-      ];
-  return [facts, h('h3', {}, 'Scores'), scores, ...last];
+    : [h('p', { className: 'hint' }, t('hazari.roundsLater'))];
+  return [facts, h('h3', {}, t('hazari.scores')), scores, ...last];
 }
 
 function swapCards(a, b) {
@@ -141,10 +142,10 @@ function groupsEditor(c) {
         {
           className: `group${bad === g ? ' bad' : ''}`,
           role: 'group',
-          'aria-label': `Group ${g + 1}`,
+          'aria-label': t('hazari.group', { n: g + 1 }),
           dataset: { group: String(g) },
         },
-        h('span', { className: 'label' }, `Group ${g + 1}`),
+        h('span', { className: 'label' }, t('hazari.group', { n: g + 1 })),
         h(
           'span',
           { className: 'cards' },
@@ -167,8 +168,9 @@ function groupsEditor(c) {
         h(
           'span',
           { className: 'combo' },
-          describeGroup(group),
-          bad === g ? ' — beats the group above' : '',
+          bad === g
+            ? t('hazari.comboBeatsAbove', { combo: describeGroup(group) })
+            : describeGroup(group),
         ),
         g < 3
           ? h(
@@ -179,7 +181,7 @@ function groupsEditor(c) {
                 {
                   type: 'button',
                   disabled: g === 0,
-                  'aria-label': `Move group ${g + 1} up`,
+                  'aria-label': t('hazari.moveUp', { n: g + 1 }),
                   dataset: { focus: `up-${g}` },
                   onclick: () => {
                     moveGroup(g, -1);
@@ -193,7 +195,7 @@ function groupsEditor(c) {
                 {
                   type: 'button',
                   disabled: g === 2,
-                  'aria-label': `Move group ${g + 1} down`,
+                  'aria-label': t('hazari.moveDown', { n: g + 1 }),
                   dataset: { focus: `down-${g}` },
                   onclick: () => {
                     moveGroup(g, 1);
@@ -217,7 +219,7 @@ function readOnlyGroups(groups) {
       h(
         'div',
         { className: 'group' },
-        h('span', { className: 'label' }, `Group ${g + 1}`),
+        h('span', { className: 'label' }, t('hazari.group', { n: g + 1 })),
         cardRow(group),
         h('span', { className: 'combo' }, describeGroup(group)),
       ),
@@ -226,44 +228,36 @@ function readOnlyGroups(groups) {
 }
 
 export function you(v, c) {
-  const t = v.table;
+  const tb = v.table;
   const hand = v.hand || [];
   const suggestion = (v.legal_moves || []).find((m) => m.action === 'arrange');
-  if (t.phase === 'arranging' && t.arrangement) {
-    return [
-      readOnlyGroups(t.arrangement),
-      h('p', { className: 'hint' }, 'You said up. Play starts when everyone has.'),
-    ];
+  if (tb.phase === 'arranging' && tb.arrangement) {
+    return [readOnlyGroups(tb.arrangement), h('p', { className: 'hint' }, t('hazari.saidUp'))];
   }
-  if (t.phase !== 'arranging' || !suggestion) {
+  if (tb.phase !== 'arranging' || !suggestion) {
     return [
       cardRow(hand),
       h(
         'p',
         { className: 'hint' },
-        v.status === 'ended' ? 'The game is over.' : 'Waiting for the next deal.',
+        v.status === 'ended' ? t('hazari.hint.over') : t('hazari.hint.nextDeal'),
       ),
     ];
   }
   const sameHand =
     working &&
-    working.deal === t.deal &&
+    working.deal === tb.deal &&
     working.groups.flat().length === hand.length &&
     working.groups.flat().every((card) => hand.includes(card));
   if (!sameHand) {
-    working = { deal: t.deal, groups: suggestion.groups.map((g) => [...g]) };
+    working = { deal: tb.deal, groups: suggestion.groups.map((g) => [...g]) };
     picked = null;
   }
   const keys = working.groups.map(groupKey);
   const actions = h(
     'div',
     {},
-    h(
-      'p',
-      { className: 'hint' },
-      'Pick a card, then another, to swap them; ↑ ↓ move whole three-card groups. ' +
-        'Group 1 must be the strongest and the four-card group the weakest.',
-    ),
+    h('p', { className: 'hint' }, t('hazari.hint.arrange')),
     h(
       'div',
       { className: 'moves' },
@@ -275,7 +269,7 @@ export function you(v, c) {
           dataset: { focus: 'say-up', action: 'arrange' },
           onclick: () => c.submit({ action: 'arrange', groups: working.groups.map((g) => [...g]) }),
         },
-        'Say up',
+        t('hazari.sayUp'),
       ),
       h(
         'button',
@@ -287,14 +281,14 @@ export function you(v, c) {
             c.rerender();
           },
         },
-        'Back to the suggestion',
+        t('hazari.reset'),
       ),
       h(
         'span',
         { className: 'hint' },
         keys.every((k, i) => i === 0 || k <= keys[i - 1])
-          ? 'The order looks right.'
-          : 'The groups are not strongest first yet.',
+          ? t('hazari.orderOk')
+          : t('hazari.orderNotYet'),
       ),
     ),
   );

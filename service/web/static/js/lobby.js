@@ -1,19 +1,23 @@
-// The lobby: create a game, list games, take a seat or add bots.
+// The lobby: create a game, list games (the active ones first, with their age and last
+// activity), take a seat or add bots.
 import { ApiProblem, gamePath, getJson, keepSeat, postJson, seatOf } from './api.js';
 import { $, fill, h } from './dom.js';
+import { loadCatalogs, locale, t, translatePage } from './i18n.js';
 
-const GAME_NAMES = { murlan: 'Murlan', hazari: 'Hazari Lite', azi: 'Azi' };
-const STATUS_NAMES = { seating: 'open', playing: 'playing', ended: 'finished' };
 const PAGE_SIZE = 10; // each listed game costs one more request: stay well inside the rate limit
 const NAME_KEY = 'cardroom.name';
+/** A game with no event for this long is listed below the lively ones. */
+const QUIET_MS = 10 * 60 * 1000;
 let cursor = null;
+/** The listed games: {view, summary} by game id, in the order they were loaded. */
+let listed = new Map();
 
 function playerName() {
   const input = $('#player-name');
   const name = input.value.trim();
   if (!name) {
     input.focus();
-    throw new Error('Enter your name first (in “You”).');
+    throw new Error(t('lobby.nameFirst'));
   }
   window.localStorage.setItem(NAME_KEY, name);
   return name;
@@ -39,7 +43,7 @@ async function sitDown(gameId) {
 }
 
 function addBot(gameId, n) {
-  return postJson(`${gamePath(gameId)}/seats`, { name: `Bot ${n}`, bot: true });
+  return postJson(`${gamePath(gameId)}/seats`, { name: t('lobby.botName', { n }), bot: true });
 }
 
 function intField(form, name) {
@@ -71,6 +75,7 @@ function syncOptionFields() {
     fieldset.hidden = fieldset.dataset.game !== game;
     fieldset.disabled = fieldset.hidden;
   }
+  $('#game-rules').href = `/rules/${encodeURIComponent(game)}`;
   const seats = game === 'azi' ? Number.parseInt($('[name="seats"]').value, 10) || 2 : 4;
   const bots = $('#bots');
   bots.max = String(seats - 1);
@@ -100,25 +105,75 @@ async function createGame(event) {
   }
 }
 
+/** "5 minutes ago", in the player's language. */
+function ago(ms, now) {
+  const rtf = new Intl.RelativeTimeFormat(locale(), { numeric: 'always', style: 'long' });
+  const seconds = Math.max(1, Math.round((now - ms) / 1000));
+  if (seconds < 60) return rtf.format(-seconds, 'second');
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return rtf.format(-minutes, 'minute');
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return rtf.format(-hours, 'hour');
+  return rtf.format(-Math.round(hours / 24), 'day');
+}
+
+function ageText(node, now = Date.now()) {
+  const created = Number(node.dataset.created);
+  const last = node.dataset.last ? Number(node.dataset.last) : null;
+  node.textContent =
+    last === null
+      ? t('lobby.ageStarted', { started: ago(created, now) })
+      : t('lobby.age', { started: ago(created, now), last: ago(last, now) });
+}
+
+/** The ages on screen, kept current. */
+function refreshAges() {
+  const now = Date.now();
+  for (const node of document.querySelectorAll('#games .age')) ageText(node, now);
+}
+
+function lastActivity(item) {
+  return item.summary.last_event_at ?? item.summary.created_at ?? 0;
+}
+
+/** Which group a game is listed in: open and playing games that moved lately first,
+ * then quiet ones, then finished, then abandoned. */
+function groupOf(item, now) {
+  const { view } = item;
+  if (view.abandoned) return 3;
+  if (view.status === 'ended' || view.status === 'archived') return 2;
+  return now - lastActivity(item) > QUIET_MS ? 1 : 0;
+}
+
+function statusKey(view) {
+  if (view.abandoned) return 'abandoned';
+  return ['seating', 'playing', 'ended', 'archived'].includes(view.status) ? view.status : null;
+}
+
 function seatsCell(view) {
   const free = view.seats.filter((s) => !s.name).length;
   const held = seatOf(view.game_id);
   return h(
     'td',
-    {},
-    view.seats
-      .filter((s) => s.name)
-      .map((s, i) =>
-        h(
-          'span',
-          { className: 'player' },
-          i ? ', ' : '',
-          s.name,
-          s.bot ? h('span', { className: 'tag bot' }, 'bot') : null,
-          held && held.seat === s.seat ? h('span', { className: 'tag you' }, 'you') : null,
+    { className: 'players-cell' },
+    h(
+      'ul',
+      { className: 'players' },
+      view.seats
+        .filter((s) => s.name)
+        .map((s) =>
+          h(
+            'li',
+            { className: 'player' },
+            s.name,
+            s.bot ? h('span', { className: 'tag bot' }, t('lobby.tagBot')) : null,
+            held && held.seat === s.seat
+              ? h('span', { className: 'tag you' }, t('lobby.tagYou'))
+              : null,
+          ),
         ),
-      ),
-    free ? h('div', { className: 'hint' }, `${free} free seat${free === 1 ? '' : 's'}`) : null,
+    ),
+    free ? h('div', { className: 'hint' }, t('lobby.freeSeats', { count: free })) : null,
   );
 }
 
@@ -127,7 +182,7 @@ function actionsCell(view, refreshRow) {
   const held = seatOf(id);
   const table = `/table/${encodeURIComponent(id)}`;
   const buttons = [];
-  if (held) buttons.push(h('a', { className: 'button primary', href: table }, 'Back to your seat'));
+  if (held) buttons.push(h('a', { className: 'button primary', href: table }, t('lobby.backToSeat')));
   if (view.status === 'seating') {
     if (!held) {
       buttons.push(
@@ -146,7 +201,7 @@ function actionsCell(view, refreshRow) {
               }
             },
           },
-          'Take a seat',
+          t('lobby.takeSeat'),
         ),
       );
     }
@@ -165,48 +220,75 @@ function actionsCell(view, refreshRow) {
             }
           },
         },
-        'Add a bot',
+        t('lobby.addBot'),
       ),
     );
-  } else if (!held) {
+  } else if (!held && view.status !== 'archived') {
     buttons.push(
       h(
         'a',
         { className: 'button', href: table },
-        view.status === 'ended' ? 'Final table' : 'Watch',
+        view.status === 'ended' ? t('lobby.finalTable') : t('lobby.watch'),
       ),
     );
   }
-  if (view.status === 'ended') {
+  if (view.status === 'ended' || view.status === 'archived') {
     buttons.push(
-      h('a', { className: 'button', href: `/replay/${encodeURIComponent(id)}` }, 'Replay'),
+      h('a', { className: 'button', href: `/replay/${encodeURIComponent(id)}` }, t('lobby.replay')),
     );
   }
-  return h('td', {}, h('div', { className: 'actions-cell' }, buttons));
+  return h('td', { className: 'actions-col' }, h('div', { className: 'actions-cell' }, buttons));
 }
 
-function gameRow(view) {
-  const row = h('tr', { dataset: { game: view.game_id } });
-  const draw = (v) => {
-    fill(
-      row,
+function gameRow(item) {
+  const { view, summary } = item;
+  const key = statusKey(view);
+  const age = h('div', {
+    className: 'hint age',
+    dataset: {
+      created: String(summary.created_at ?? ''),
+      last: summary.last_event_at == null ? '' : String(summary.last_event_at),
+    },
+  });
+  if (summary.created_at != null) ageText(age);
+  return h(
+    'tr',
+    { dataset: { game: view.game_id, group: String(groupOf(item, Date.now())) } },
+    h(
+      'td',
+      { className: 'game-cell' },
+      h('strong', {}, t(`common.game.${view.game}`)),
+      h('div', { className: 'hint mono game-id' }, view.game_id),
+    ),
+    seatsCell(view),
+    h(
+      'td',
+      { className: 'status-cell' },
       h(
-        'td',
-        {},
-        h('strong', {}, GAME_NAMES[v.game] || v.game),
-        h('div', { className: 'hint mono' }, v.game_id),
+        'span',
+        { className: `tag status-${key || 'other'}` },
+        key ? t(`lobby.state.${key}`) : view.status,
       ),
-      seatsCell(v),
-      h(
-        'td',
-        {},
-        h('span', { className: `tag status-${v.status}` }, STATUS_NAMES[v.status] || v.status),
-      ),
-      actionsCell(v, async () => draw(await getJson(gamePath(v.game_id)))),
-    );
-  };
-  draw(view);
-  return row;
+      summary.created_at != null ? age : null,
+    ),
+    actionsCell(view, async () => {
+      const fresh = await getJson(gamePath(view.game_id));
+      // a seat was just taken: that is the game's latest event
+      listed.set(view.game_id, { view: fresh, summary: { ...summary, last_event_at: Date.now() } });
+      renderList();
+    }),
+  );
+}
+
+/** Every listed game, the lively ones first, each group by its latest activity. */
+function renderList() {
+  const now = Date.now();
+  const items = [...listed.values()].sort(
+    (a, b) => groupOf(a, now) - groupOf(b, now) || lastActivity(b) - lastActivity(a),
+  );
+  const body = $('#games tbody');
+  fill(body, items.map(gameRow));
+  $('#games-empty').hidden = items.length > 0;
 }
 
 async function loadGames(more = false) {
@@ -226,23 +308,27 @@ async function loadGames(more = false) {
         getJson(gamePath(item.game_id)).catch(() => ({ ...item, seats: [] })),
       ),
     );
-    const rows = views.map(gameRow);
-    const body = $('#games tbody');
-    if (more) body.append(...rows);
-    else fill(body, rows);
+    if (!more) listed = new Map();
+    page.items.forEach((summary, i) =>
+      listed.set(summary.game_id, { view: views[i], summary }),
+    );
+    renderList();
     cursor = page.next_cursor;
     $('#more').hidden = !cursor;
-    $('#games-empty').hidden = body.children.length > 0;
   } catch (error) {
     showError(
       '#list-error',
-      error instanceof ApiProblem ? error : new Error(`Could not load the games: ${error}`),
+      error instanceof ApiProblem
+        ? error
+        : new Error(t('lobby.loadFailed', { error: String(error) })),
     );
   }
 }
 
 function start() {
-  $('#player-name').value = window.localStorage.getItem(NAME_KEY) || '';
+  // A name typed while the page was loading is kept.
+  const name = $('#player-name');
+  if (!name.value) name.value = window.localStorage.getItem(NAME_KEY) || '';
   $('#game').addEventListener('change', syncOptionFields);
   $('[name="seats"]').addEventListener('input', syncOptionFields);
   $('#create-form').addEventListener('submit', createGame);
@@ -252,7 +338,15 @@ function start() {
   });
   $('#more').addEventListener('click', () => loadGames(true));
   syncOptionFields();
+  // The forms answer once their handlers are in place; until then the buttons
+  // are disabled, so an early click cannot submit the form natively.
+  for (const button of document.querySelectorAll('form button[type="submit"]'))
+    button.disabled = false;
   loadGames();
+  window.setInterval(refreshAges, 15_000);
 }
 
-start();
+loadCatalogs(['common', 'lobby']).then(() => {
+  translatePage();
+  start();
+});

@@ -1,10 +1,12 @@
 // Murlan at the table: select cards for a combination, then Play or Pass.
-import { cardButton, cardRow, cardText } from './cards.js';
+import { cardButton, cardRow, cardText, runOrder } from './cards.js';
 import { h } from './dom.js';
+import { kindName, nameList } from './events.js';
+import { t } from './i18n.js';
 
 const selected = new Set();
-const PLACES = ['1st', '2nd', '3rd', '4th'];
-const SUGGESTIONS = 12;
+/** The kinds of play, in the order the legal plays are listed. */
+const KINDS = ['single', 'pair', 'triple', 'straight', 'quad'];
 
 const shown = (card) => card && card !== '??';
 const sameCards = (a, b) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
@@ -13,109 +15,183 @@ function inOrder(hand) {
   return hand.filter((card) => selected.has(card));
 }
 
+/** What kind of combination these (legal) cards are. */
+export function kindOf(cards) {
+  if (cards.length === 1) return 'single';
+  if (cards.length >= 5) return 'straight';
+  return ['', '', 'pair', 'triple', 'quad'][cards.length];
+}
+
 export function seatFacts(v, s) {
-  const t = v.table;
+  const tb = v.table;
   const facts = [];
-  const place = (t.out || []).indexOf(s);
-  if (place >= 0) facts.push(`out ${PLACES[place]}`);
-  if (t.dealer === s) facts.push('dealt');
+  const out = (tb.out || []).indexOf(s);
+  if (out >= 0) facts.push(t('murlan.seat.out', { place: out + 1 }));
+  if (tb.dealer === s) facts.push(t('murlan.seat.dealt'));
   return facts;
 }
 
 export function statusText(v, c) {
-  const t = v.table;
-  if (t.phase === 'exchange') return 'the exchange';
-  if (t.leading && t.turn !== null) {
-    return `${c.name(t.turn)} leads${t.must_include ? ` (must include ${cardText([t.must_include])})` : ''}`;
+  const tb = v.table;
+  if (tb.phase === 'exchange') return t('murlan.status.exchange');
+  if (tb.leading && tb.turn !== null && tb.turn === c.seat) {
+    return tb.must_include
+      ? t('murlan.status.youLeadMust', { card: cardText([tb.must_include]) })
+      : t('murlan.status.youLead');
+  }
+  if (tb.leading && tb.turn !== null) {
+    return tb.must_include
+      ? t('murlan.status.leadsMust', { name: c.name(tb.turn), card: cardText([tb.must_include]) })
+      : t('murlan.status.leads', { name: c.name(tb.turn) });
   }
   return '';
 }
 
 export function resultText(v, c) {
-  const winners = (v.result.winners || []).map(c.name).join(', ');
-  return `${winners ? `${winners} won. ` : ''}Scores: ${v.seats.map((s) => `${c.name(s.seat)} ${v.result.scores[s.seat]}`).join(', ')}.`;
+  const winners = (v.result.winners || []).map(c.name);
+  const scores = nameList(
+    v.seats.map((s) => t('murlan.nameScore', { name: c.name(s.seat), score: v.result.scores[s.seat] })),
+  );
+  return winners.length
+    ? t('murlan.result.won', { names: nameList(winners), count: winners.length, scores })
+    : t('murlan.result.scores', { scores });
 }
 
 export function board(v, c) {
-  const t = v.table;
+  const tb = v.table;
   const facts = h(
     'div',
     { className: 'facts' },
-    h('span', { className: 'fact' }, 'Hand ', h('b', {}, String((t.hand_number ?? 0) + 1))),
-    h('span', { className: 'fact' }, 'Target ', h('b', {}, String(t.target))),
+    h('span', { className: 'fact' }, t('murlan.fact.hand', { hand: (tb.hand_number ?? 0) + 1 })),
+    h('span', { className: 'fact' }, t('murlan.fact.target', { target: tb.target })),
     h(
       'span',
       { className: 'fact' },
-      'Straights: ',
-      t.options.straight_beats === 'any_higher' ? 'any higher beats' : 'exactly one higher beats',
+      tb.options.straight_beats === 'any_higher'
+        ? t('murlan.fact.straightsAny')
+        : t('murlan.fact.straightsNext'),
     ),
   );
   let centre;
-  if (t.table) {
+  if (tb.table) {
     centre = h(
       'div',
       { className: 'trick', id: 'murlan-table' },
       h(
         'div',
         { className: 'play' },
-        cardRow(t.table.cards),
+        cardRow(runOrder(tb.table.cards, tb.table.combination)),
         h(
           'span',
           { className: 'who' },
-          `${t.table.combination} by ${c.name(t.table.seat)}`,
-          t.table.passes ? ` · ${t.table.passes} pass${t.table.passes === 1 ? '' : 'es'}` : '',
+          t('murlan.table.toBeat', {
+            kind: kindName(tb.table.combination),
+            name: c.name(tb.table.seat),
+            passes: tb.table.passes || 0,
+          }),
         ),
       ),
     );
-  } else if (t.phase === 'playing') {
+  } else if (tb.phase === 'playing') {
     centre = h(
       'p',
       { id: 'murlan-table' },
-      `The table is clear: ${c.name(t.turn)} leads`,
-      t.must_include ? ` — the first play must include ${cardText([t.must_include])}.` : '.',
+      tb.must_include
+        ? t('murlan.table.clearMust', { name: c.name(tb.turn), card: cardText([tb.must_include]) })
+        : t('murlan.table.clear', { name: c.name(tb.turn) }),
     );
   } else {
     centre = h(
       'p',
       { id: 'murlan-table' },
-      t.phase === 'over' ? 'The match is over.' : `Phase: ${t.phase}`,
+      tb.phase === 'over' ? t('murlan.table.over') : t('murlan.table.exchange'),
     );
   }
-  const out = (t.out || []).length
-    ? h('p', {}, 'Out: ', t.out.map((s, i) => `${PLACES[i]} ${c.name(s)}`).join(', '))
+  const out = (tb.out || []).length
+    ? h(
+        'p',
+        {},
+        t('murlan.out', {
+          list: nameList(tb.out.map((s, i) => t('murlan.outOne', { place: i + 1, name: c.name(s) }))),
+        }),
+      )
     : null;
-  const ex = t.exchange;
+  const ex = tb.exchange;
   let exchange = null;
   if (ex) {
-    exchange = ex.skipped
-      ? h('p', { className: 'hint' }, 'No exchange this hand.')
-      : h(
-          'p',
-          { className: 'hint' },
-          `Exchange: ${c.name(ex.last_finisher)} gives the highest card to ${c.name(ex.first_finisher)}`,
-          shown(ex.card_given) ? ` (${cardText([ex.card_given])})` : '',
-          ', who gives one back',
-          shown(ex.card_given_back) ? ` (${cardText([ex.card_given_back])})` : '',
-          '.',
-        );
+    const given = shown(ex.card_given) ? cardText([ex.card_given]) : null;
+    const back = shown(ex.card_given_back) ? cardText([ex.card_given_back]) : null;
+    exchange = h(
+      'p',
+      { className: 'hint' },
+      ex.skipped
+        ? t('murlan.exchange.skipped', { name: c.name(ex.last_finisher) })
+        : t('murlan.exchange.done', {
+            last: c.name(ex.last_finisher),
+            first: c.name(ex.first_finisher),
+            given: given || t('murlan.exchange.aCard'),
+            back: back || t('murlan.exchange.aCard'),
+          }),
+    );
   }
   const scores = h(
     'table',
-    { className: 'list', 'aria-label': 'Scores' },
+    { className: 'list', 'aria-label': t('murlan.scores') },
     h(
       'thead',
       {},
-      h('tr', {}, h('th', { scope: 'col' }, 'Player'), h('th', { scope: 'col' }, 'Points')),
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, t('murlan.col.player')),
+        h('th', { scope: 'col' }, t('murlan.col.points')),
+      ),
     ),
     h(
       'tbody',
       {},
       v.seats.map((s) =>
-        h('tr', {}, h('td', {}, c.name(s.seat)), h('td', {}, String(t.scores[s.seat]))),
+        h('tr', {}, h('td', {}, c.name(s.seat)), h('td', {}, String(tb.scores[s.seat]))),
       ),
     ),
   );
-  return [facts, centre, out, exchange, h('h3', {}, 'Scores'), scores];
+  return [facts, centre, out, exchange, h('h3', {}, t('murlan.scores')), scores];
+}
+
+/** The legal plays, grouped by kind, every one a button that selects its cards. */
+function legalPlays(plays, c) {
+  const groups = KINDS.map((kind) => [kind, plays.filter((p) => kindOf(p) === kind)]).filter(
+    ([, list]) => list.length,
+  );
+  return h(
+    'details',
+    { className: 'legal-plays', id: 'legal-plays', open: true },
+    h('summary', {}, t('murlan.legal.title', { count: plays.length })),
+    groups.map(([kind, list]) =>
+      h(
+        'div',
+        { className: 'moves legal-kind', dataset: { kind }, role: 'group', 'aria-label': t(`murlan.legal.kind.${kind}`, { count: list.length }) },
+        h('span', { className: 'lbl' }, t(`murlan.legal.kind.${kind}`, { count: list.length })),
+        list.map((p) =>
+          h(
+            'button',
+            {
+              type: 'button',
+              className: 'suggest',
+              dataset: { focus: `suggest-${p.join('-')}`, cards: p.join(' ') },
+              title: t('murlan.legal.select'),
+              onclick: () => {
+                selected.clear();
+                p.forEach((card) => selected.add(card));
+                c.rerender();
+              },
+            },
+            cardText(runOrder(p, kind)),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 export function you(v, c) {
@@ -149,9 +225,10 @@ export function you(v, c) {
       h(
         'p',
         {},
-        `Give one card back to ${ex ? c.name(ex.last_finisher) : 'the last finisher'}: `,
-        cardText(giveBacks),
-        ' may be given.',
+        t('murlan.giveBack.hint', {
+          name: ex ? c.name(ex.last_finisher) : t('murlan.giveBack.lastFinisher'),
+          cards: cardText(giveBacks),
+        }),
       ),
     );
     actions.push(
@@ -169,17 +246,28 @@ export function you(v, c) {
               if (await c.submit({ action: 'give_back', card: chosen[0] })) selected.clear();
             },
           },
-          'Give back',
+          t('murlan.giveBack.button'),
         ),
       ),
     );
   } else if (plays.length || canPass) {
-    let hint = 'Select cards for a combination, then Play (Esc clears the selection).';
-    if (chosen.length) {
+    let hint;
+    if (!plays.length) hint = t('murlan.hint.onlyPass');
+    else if (chosen.length) {
       const ok = plays.some((p) => sameCards(p, chosen));
-      hint = `Selected ${cardText(chosen)}: ${ok ? 'a legal play.' : 'not a legal play now.'}`;
-    }
-    actions.push(h('p', { className: 'hint', id: 'selection-hint', 'aria-live': 'polite' }, hint));
+      hint = t(ok ? 'murlan.hint.legal' : 'murlan.hint.illegal', { cards: cardText(chosen) });
+    } else hint = t('murlan.hint.select');
+    actions.push(
+      h(
+        'p',
+        {
+          className: `hint${plays.length ? '' : ' only-pass'}`,
+          id: 'selection-hint',
+          'aria-live': 'polite',
+        },
+        hint,
+      ),
+    );
     actions.push(
       h(
         'div',
@@ -188,78 +276,50 @@ export function you(v, c) {
           'button',
           {
             type: 'button',
-            className: 'primary',
-            disabled: chosen.length === 0,
+            className: plays.length ? 'primary' : '',
+            disabled: chosen.length === 0 || !plays.length,
             dataset: { focus: 'play', action: 'play' },
             onclick: async () => {
               if (await c.submit({ action: 'play', cards: chosen })) selected.clear();
             },
           },
-          'Play',
+          t('murlan.play'),
         ),
         canPass
           ? h(
               'button',
               {
                 type: 'button',
+                className: plays.length ? '' : 'primary',
                 dataset: { focus: 'pass', action: 'pass' },
                 onclick: async () => {
                   if (await c.submit({ action: 'pass' })) selected.clear();
                 },
               },
-              'Pass',
+              t('murlan.pass'),
             )
           : null,
-        h(
-          'button',
-          {
-            type: 'button',
-            disabled: chosen.length === 0,
-            dataset: { focus: 'clear' },
-            onclick: () => {
-              selected.clear();
-              c.rerender();
-            },
-          },
-          'Clear selection',
-        ),
-      ),
-    );
-    if (plays.length) {
-      actions.push(
-        h(
-          'div',
-          { className: 'moves', 'aria-label': 'Legal plays' },
-          h('span', { className: 'hint' }, `Legal plays (${plays.length}):`),
-          plays.slice(0, SUGGESTIONS).map((p, i) =>
-            h(
+        plays.length
+          ? h(
               'button',
               {
                 type: 'button',
-                dataset: { focus: `suggest-${i}` },
-                title: 'Select these cards',
+                disabled: chosen.length === 0,
+                dataset: { focus: 'clear' },
                 onclick: () => {
                   selected.clear();
-                  p.forEach((card) => selected.add(card));
                   c.rerender();
                 },
               },
-              cardText(p),
-            ),
-          ),
-          plays.length > SUGGESTIONS
-            ? h('span', { className: 'hint' }, `… and ${plays.length - SUGGESTIONS} more`)
-            : null,
-        ),
-      );
-    }
+              t('murlan.clear'),
+            )
+          : null,
+      ),
+    );
+    if (plays.length) actions.push(legalPlays(plays, c));
   } else {
     actions.push(
-      h(
-        'p',
-        { className: 'hint' },
-        v.status === 'ended' ? 'The game is over.' : 'Wait for your turn.',
-      ),
+      h('p', { className: 'hint' }, v.status === 'ended' ? t('murlan.hint.over') : t('murlan.hint.wait')),
     );
   }
   return [cards, actions];

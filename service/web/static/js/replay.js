@@ -1,11 +1,13 @@
 // The replay viewer: every deal as dealt, every move, step by step, and the
 // server's verification of the shuffle.
 import { gamePath, getJson, seatOf } from './api.js';
-import { cardRow, cardText, cardView, suitText } from './cards.js';
+import { cardRow, cardText, cardView, runOrder, suitText } from './cards.js';
 import { $, fill, gameIdFromPath, h } from './dom.js';
 import { describe, seatName } from './events.js';
+import { describeGroup } from './hazari-eval.js';
+import { loadCatalogs, locale, t, translatePage } from './i18n.js';
 
-const GAME_NAMES = { murlan: 'Murlan', hazari: 'Hazari Lite', azi: 'Azi' };
+const gameName = (game) => t(`common.game.${game}`);
 const DEAL_TYPES = new Set(['Dealt', 'HandDealt']);
 
 const gameId = gameIdFromPath();
@@ -15,6 +17,15 @@ let dealSteps = []; // event indexes of the deals
 let items = [];
 
 const name = (s) => seatName(doc.seats, s);
+/** "Ann 120, Bob 80": each seat's figure, listed the player's way. */
+function figures(values) {
+  const list = new Intl.ListFormat(locale(), { style: 'short', type: 'unit' });
+  return list.format(
+    doc.seats.map((s) => t('replay.nameFigure', { name: name(s.seat), value: values[s.seat] })),
+  );
+}
+const names = (seats) =>
+  new Intl.ListFormat(locale(), { type: 'conjunction' }).format(seats.map(name));
 
 /** The table after events[0..upto], as far as the viewer needs it. */
 function fold(upto) {
@@ -62,7 +73,7 @@ function fold(upto) {
         break;
       case 'CardsPlayed':
         e.cards.forEach((card) => st.gone.add(card));
-        st.lastPlay = { seat: e.seat, cards: e.cards, combination: e.combination };
+        st.lastPlay = { seat: e.seat, cards: runOrder(e.cards, e.combination), combination: e.combination };
         break;
       case 'TableCleared':
         st.lastPlay = null;
@@ -131,7 +142,7 @@ function fold(upto) {
 }
 
 function handsView(st) {
-  if (!st.deal) return h('p', { className: 'hint' }, 'No cards have been dealt yet at this step.');
+  if (!st.deal) return h('p', { className: 'hint' }, t('replay.noDealYet'));
   const rows = Object.keys(st.deal.hands)
     .sort((a, b) => Number(a) - Number(b))
     .map((key) => {
@@ -145,7 +156,7 @@ function handsView(st) {
           'div',
           {},
           h('strong', {}, name(s)),
-          st.deal.dealer === s ? h('span', { className: 'tag' }, 'dealer') : null,
+          st.deal.dealer === s ? h('span', { className: 'tag' }, t('replay.dealer')) : null,
         ),
         h(
           'span',
@@ -170,20 +181,21 @@ function tableView(st) {
         ? h(
             'p',
             {},
-            `On the table: ${st.lastPlay.combination} by ${name(st.lastPlay.seat)} `,
+            t('replay.onTheTable', { name: name(st.lastPlay.seat) }),
+            ' ',
             cardRow(st.lastPlay.cards, 'small'),
           )
-        : h('p', { className: 'hint' }, 'The table is clear.'),
+        : h('p', { className: 'hint' }, t('replay.tableClear')),
     );
-    if (st.out.length) parts.push(h('p', {}, `Out: ${st.out.map(name).join(', ')}`));
+    if (st.out.length) parts.push(h('p', {}, t('replay.out', { names: names(st.out) })));
   }
   if (doc.game === 'azi') {
     parts.push(
       h(
         'p',
         {},
-        h('span', { className: 'pot' }, `Pot ${st.pot}`),
-        st.trump ? ` · trump ${suitText(st.trump)} ` : '',
+        h('span', { className: 'pot' }, t('replay.pot', { pot: st.pot })),
+        st.trump ? ` · ${t('replay.trump', { suit: suitText(st.trump) })} ` : '',
         st.trumpCard ? cardView(st.trumpCard, 'small') : null,
       ),
     );
@@ -203,13 +215,7 @@ function tableView(st) {
         ),
       );
     }
-    parts.push(
-      h(
-        'p',
-        {},
-        `Stacks: ${doc.seats.map((s) => `${name(s.seat)} ${st.stacks[s.seat]}`).join(', ')}`,
-      ),
-    );
+    parts.push(h('p', {}, t('replay.stacks', { list: figures(st.stacks) })));
   }
   if (doc.game === 'hazari' && st.rounds.length) {
     parts.push(
@@ -220,7 +226,11 @@ function tableView(st) {
           h(
             'div',
             { className: 'round' },
-            h('h4', {}, `Round ${r.round}: ${name(r.winner)} wins ${r.points} points`),
+            h(
+              'h4',
+              {},
+              t('replay.round', { round: r.round, name: name(r.winner), points: r.points }),
+            ),
             h(
               'div',
               { className: 'laid' },
@@ -230,7 +240,7 @@ function tableView(st) {
                   { className: s === r.winner ? 'winner' : '' },
                   h('div', {}, name(s)),
                   cardRow(r.laid[s], 'small'),
-                  h('div', { className: 'hint' }, r.combos[s]),
+                  h('div', { className: 'hint' }, describeGroup(r.laid[s])),
                 ),
               ),
             ),
@@ -239,14 +249,7 @@ function tableView(st) {
       ),
     );
   }
-  if (st.scores)
-    parts.push(
-      h(
-        'p',
-        {},
-        `Scores: ${doc.seats.map((s) => `${name(s.seat)} ${st.scores[s.seat]}`).join(', ')}`,
-      ),
-    );
+  if (st.scores) parts.push(h('p', {}, t('replay.scores', { list: figures(st.scores) })));
   return parts;
 }
 
@@ -256,8 +259,14 @@ function go(next) {
   const st = fold(position);
   const event = doc.events[position];
   $('#position').value = String(position);
-  $('#step-pos').textContent =
-    `Step ${position + 1} of ${doc.events.length}${st.deal ? ` · deal ${st.deal.deal + 1} of ${doc.deals.length}` : ''}`;
+  $('#step-pos').textContent = st.deal
+    ? t('replay.stepOfDeal', {
+        step: position + 1,
+        steps: doc.events.length,
+        deal: st.deal.deal + 1,
+        deals: doc.deals.length,
+      })
+    : t('replay.step', { step: position + 1, steps: doc.events.length });
   $('#current').textContent = describe(event, doc.seats);
   $('#back').disabled = position === 0;
   $('#forward').disabled = position === last;
@@ -265,14 +274,12 @@ function go(next) {
   $('#next-deal').disabled = !dealSteps.some((i) => i > position);
   fill(
     $('#replay-board'),
-    h('h2', {}, st.deal ? `Deal ${st.deal.deal + 1}: the hands as dealt` : 'Before the first deal'),
-    st.deal
-      ? h(
-          'p',
-          { className: 'hint' },
-          'Faded cards have been played; ringed cards were received in the exchange.',
-        )
-      : null,
+    h(
+      'h2',
+      {},
+      st.deal ? t('replay.dealHands', { deal: st.deal.deal + 1 }) : t('replay.beforeFirstDeal'),
+    ),
+    st.deal ? h('p', { className: 'hint' }, t('replay.cardsHint')) : null,
     handsView(st),
     tableView(st),
   );
@@ -281,7 +288,18 @@ function go(next) {
     if (i === position) item.setAttribute('aria-current', 'step');
     else item.removeAttribute('aria-current');
   });
-  if (items[position]) items[position].scrollIntoView({ block: 'nearest' });
+  showInLog(items[position]);
+}
+
+/** Scroll the event list (its own box) to show ``item``, never the page: the step
+ * controls stay where they are. */
+function showInLog(item) {
+  if (!item) return;
+  const box = $('#events');
+  const top = item.offsetParent === box ? item.offsetTop : item.offsetTop - box.offsetTop;
+  if (top < box.scrollTop) box.scrollTop = top;
+  else if (top + item.offsetHeight > box.scrollTop + box.clientHeight)
+    box.scrollTop = top + item.offsetHeight - box.clientHeight;
 }
 
 function jumpDeal(direction) {
@@ -321,26 +339,30 @@ async function verifyBadge() {
     const v = await getJson(`${gamePath(gameId)}/verify`);
     if (v.verified === true) {
       badge.className = 'badge ok';
-      badge.textContent = `✓ Shuffle verified: ${v.deals_checked} deal${v.deals_checked === 1 ? '' : 's'} and ${v.moves_checked} moves re-checked`;
+      badge.textContent = t('replay.verified', { deals: v.deals_checked, moves: v.moves_checked });
     } else if (v.verified === false) {
       badge.className = 'badge bad';
-      badge.textContent = `✗ Verification failed: ${(v.mismatch && v.mismatch.reason) || 'mismatch'}`;
+      badge.textContent = t('replay.verifyFailed', {
+        reason: (v.mismatch && v.mismatch.reason) || t('replay.mismatch'),
+      });
     } else {
       badge.className = 'badge wait';
-      badge.textContent = `Not verifiable yet: ${v.detail || 'the server seed is revealed when the game ends'}`;
+      badge.textContent = v.detail
+        ? t('replay.notYet', { detail: v.detail })
+        : t('replay.notYetSeed');
     }
   } catch (error) {
     badge.className = 'badge bad';
-    badge.textContent = `Could not verify: ${error.message}`;
+    badge.textContent = t('replay.couldNotVerify', { error: error.message });
   }
 }
 
 function seedsList() {
   const rows = [
-    ['commitment', doc.commitment],
-    ['server seed', doc.server_seed || 'secret until the game ends'],
+    [t('replay.commitment'), doc.commitment],
+    [t('replay.serverSeed'), doc.server_seed || t('replay.seedSecret')],
   ];
-  for (const s of doc.seats) rows.push([`${s.name}’s client seed`, s.client_seed]);
+  for (const s of doc.seats) rows.push([t('replay.clientSeed', { name: s.name }), s.client_seed]);
   fill(
     $('#seeds'),
     rows.map(([k, val]) => [h('dt', {}, k), h('dd', { className: 'mono' }, val)]),
@@ -349,13 +371,16 @@ function seedsList() {
 
 function resultText() {
   const r = doc.result || {};
-  if (doc.game === 'azi')
-    return r.results
-      ? `Results: ${doc.seats.map((s) => `${s.name} ${r.results[s.seat]}`).join(', ')}`
-      : '';
+  if (doc.game === 'azi') return r.results ? t('replay.results', { list: figures(r.results) }) : '';
   if (!r.scores) return '';
-  const winners = (r.winners || []).map(name).join(', ');
-  return `${winners ? `Winner: ${winners}. ` : ''}Scores: ${doc.seats.map((s) => `${s.name} ${r.scores[s.seat]}`).join(', ')}`;
+  const winners = r.winners || [];
+  return winners.length
+    ? t('replay.winnersAndScores', {
+        count: winners.length,
+        names: names(winners),
+        list: figures(r.scores),
+      })
+    : t('replay.finalScores', { list: figures(r.scores) });
 }
 
 async function start() {
@@ -371,10 +396,17 @@ async function start() {
     $('#error').textContent = error.message;
     return;
   }
-  document.title = `Replay · ${GAME_NAMES[doc.game] || doc.game} · cardroom`;
-  $('#title').textContent = `Replay: ${GAME_NAMES[doc.game] || doc.game}`;
-  $('#meta').textContent =
-    `game ${doc.game_id} · ${doc.deals.length} deal${doc.deals.length === 1 ? '' : 's'} · ${doc.events.length} events${doc.complete ? '' : ' · not finished: hidden cards stay hidden'} · ${resultText()}`;
+  document.title = t('replay.documentTitle', { game: gameName(doc.game) });
+  $('#title').textContent = t('replay.titleOf', { game: gameName(doc.game) });
+  $('#rules-link').href = `/rules/${encodeURIComponent(doc.game)}`;
+  fill(
+    $('#meta'),
+    h('span', { className: 'mono' }, t('replay.gameId', { id: doc.game_id })),
+    ' · ',
+    t('replay.counts', { deals: doc.deals.length, events: doc.events.length }),
+    doc.complete ? null : [' · ', t('replay.unfinished')],
+  );
+  $('#result').textContent = resultText();
   seedsList();
   dealSteps = doc.events.map((e, i) => (DEAL_TYPES.has(e.type) ? i : -1)).filter((i) => i >= 0);
   items = doc.events.map((e, i) =>
@@ -403,4 +435,7 @@ async function start() {
   go(dealSteps.length ? dealSteps[0] : 0);
 }
 
-start();
+loadCatalogs(['common', 'replay', 'events', 'hazari']).then(() => {
+  translatePage();
+  start();
+});

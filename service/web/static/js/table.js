@@ -1,4 +1,5 @@
-// The table page: one seat's view of a game, kept live from the event stream.
+// The table page: one seat's view of a game, kept live from the event stream, played out at
+// a pace a person can follow.
 import {
   ApiProblem,
   forgetSeat,
@@ -10,27 +11,44 @@ import {
   seatOf,
   submitMove,
 } from './api.js';
+import { cardRow, cardText, runOrder } from './cards.js';
 import { $, fill, gameIdFromPath, h, sleep } from './dom.js';
-import { describe, seatName } from './events.js';
+import { describe, nameList, seatName } from './events.js';
 import * as azi from './azi.js';
 import * as hazari from './hazari.js';
 import * as murlan from './murlan.js';
+import { has, loadCatalogs, t, translatePage } from './i18n.js';
+import { holdFor, keepPace, pickPace, Player, SHOWN } from './pace.js';
+import { seatTools } from './seattools.js';
+import { HAND_ENDS, MATCH_ENDS, summaryContent } from './summary.js';
 
 const MODULES = { azi, hazari, murlan };
-const GAME_NAMES = { murlan: 'Murlan', hazari: 'Hazari Lite', azi: 'Azi' };
 // The seat's view (with its legal moves) arrives on the live stream after each
 // batch of events (`?views=true`): the page never polls for it.
 const LOG_SIZE = 80;
+/** Events that put cards (or a seat's decision) on the table: the strip above the board
+ * shows the latest of them until the next one. */
+const PLAYS = new Set([...SHOWN, 'ExchangeSkipped', 'PotWon', 'AziDeclared']);
+const EXCHANGE = new Set(['CardGiven', 'CardGivenBack', 'ExchangeSkipped']);
 
 const gameId = gameIdFromPath();
+const tools = seatTools(gameId); // takes a seat link's token out of the address at once
 let seat = seatOf(gameId); // {token, seat, name} or null
 let view = null;
-let lastVersion = 0;
+let lastVersion = 0; // the newest version received (the stream resumes after it)
 let finished = false;
 let busy = false;
 let controller = null;
+let pace = 'normal';
 const log = new Map(); // version -> sentence
 let logPrefilled = false;
+let recent = null; // the latest play shown: an event
+let summary = null; // the open end-of-hand panel: {event, version, exchange, stacks, …}
+let summaryClosed = -1; // the version of the last panel the player closed
+const exchanges = new Map(); // Murlan hand number -> its exchange events
+let dealNo = null; // the current Murlan hand (from HandDealt)
+let aziHand = null; // the current Azi hand (from AntesPaid)
+const potHands = new Map(); // Azi: a PotSettled's version -> the hand it closed
 
 const token = () => (seat ? seat.token : undefined);
 
@@ -39,17 +57,30 @@ function showError(message) {
   $('#error').textContent = message || '';
 }
 
-/** A refused move: the server's reason (and the game's explanation) next to the moves. */
+/** A refusal in the player's words: the message for its rule code or problem type, with the
+ * API's detail only for a code this page does not know. */
+export function problemText(error) {
+  const p = (error && error.problem) || {};
+  const params = { ...p };
+  if (view && view.table && view.table.must_include)
+    params.card = cardText([view.table.must_include]);
+  if (error.rule && has(`problems.rule.${error.rule}`)) return t(`problems.rule.${error.rule}`, params);
+  const slug = String(p.type || '').split('/').pop();
+  if (slug && has(`problems.type.${slug}`)) return t(`problems.type.${slug}`, params);
+  return error.message;
+}
+
+/** A refused move: the reason (and the game's explanation) next to the moves. */
 function showMoveError(message, extra) {
   const box = $('#move-error');
   fill(box, message || '', extra ? h('span', { className: 'explain' }, `\n${extra}`) : null);
   if (message) box.scrollIntoView({ block: 'nearest' });
 }
 
-function setConn(kind, text) {
+function setConn(kind, key, params) {
   const conn = $('#conn');
   conn.className = `conn ${kind}`;
-  conn.textContent = text;
+  conn.textContent = t(key, params);
 }
 
 // -- rendering --------------------------------------------------------------------------
@@ -58,6 +89,7 @@ function ctx() {
     gameId,
     seat: seat ? seat.seat : null,
     busy,
+    recent,
     name: (s) => seatName(view.seats, s),
     submit,
     rerender: render,
@@ -68,17 +100,21 @@ function statusLine(v, c) {
   const mod = MODULES[v.game];
   if (v.status === 'seating') {
     const taken = v.seats.filter((s) => s.name).length;
-    return [`Waiting for players: ${taken} of ${v.seats.length} seats taken.`, false];
+    return [t('table.status.seating', { taken, count: v.seats.length }), false];
   }
-  if (v.status === 'ended') return [`Game over. ${mod.resultText(v, c)}`, false];
+  if (v.status === 'ended') return [t('table.status.over', { result: mod.resultText(v, c) }), false];
   const mine = c.seat !== null && v.to_act.includes(c.seat);
   const detail = mod.statusText ? mod.statusText(v, c) : '';
-  if (mine) return [`Your turn${detail ? ` — ${detail}` : ''}`, true];
-  const others = v.to_act.map((s) => c.name(s)).join(', ');
-  return [
-    others ? `Waiting for ${others}${detail ? ` — ${detail}` : ''}` : detail || 'Dealing…',
-    false,
-  ];
+  if (mine) return [detail ? t('table.status.yoursWith', { detail }) : t('table.status.yours'), true];
+  const others = nameList(v.to_act.map((s) => c.name(s)));
+  if (others)
+    return [
+      detail
+        ? t('table.status.waitingWith', { names: others, detail })
+        : t('table.status.waiting', { names: others }),
+      false,
+    ];
+  return [detail || t('table.status.dealing'), false];
 }
 
 function seatCard(v, s, c) {
@@ -87,9 +123,12 @@ function seatCard(v, s, c) {
   const player = (v.progress && v.progress.players && v.progress.players[s]) || {};
   const acting = v.status === 'playing' && v.to_act.includes(s);
   const facts = [];
-  if (player.cards !== null && player.cards !== undefined) facts.push(`${player.cards} cards`);
-  if (player.score !== null && player.score !== undefined) facts.push(`${player.score} points`);
-  if (player.stack !== null && player.stack !== undefined) facts.push(`stack ${player.stack}`);
+  if (player.cards !== null && player.cards !== undefined)
+    facts.push(t('table.seat.cards', { count: player.cards }));
+  if (player.score !== null && player.score !== undefined)
+    facts.push(t('table.seat.points', { count: player.score }));
+  if (player.stack !== null && player.stack !== undefined)
+    facts.push(t('table.seat.stack', { count: player.stack }));
   return h(
     'div',
     {
@@ -99,21 +138,64 @@ function seatCard(v, s, c) {
     h(
       'div',
       { className: 'name' },
-      info.name || `Seat ${s + 1} (free)`,
-      info.bot ? h('span', { className: 'tag bot' }, 'bot') : null,
+      info.name || t('table.seat.free', { n: s + 1 }),
+      info.bot ? h('span', { className: 'tag bot' }, t('table.tag.bot')) : null,
       (v.away || []).includes(s)
-        ? h('span', { className: 'tag away', title: 'missed two turns in a row' }, 'away · bot plays')
+        ? h('span', { className: 'tag away', title: t('table.tag.awayTitle') }, t('table.tag.away'))
         : null,
-      c.seat === s ? h('span', { className: 'tag you' }, 'you') : null,
-      acting ? h('span', { className: 'tag turn' }, 'to act') : null,
+      c.seat === s ? h('span', { className: 'tag you' }, t('table.tag.you')) : null,
+      acting ? h('span', { className: 'tag turn' }, t('table.tag.turn')) : null,
     ),
     h(
       'div',
       { className: 'facts' },
-      [facts.join(' · '), ...(mod.seatFacts ? mod.seatFacts(v, s, c) : [])]
-        .filter(Boolean)
-        .join(' · '),
+      [...facts, ...(mod.seatFacts ? mod.seatFacts(v, s, c) : [])].filter(Boolean).join(' · '),
     ),
+  );
+}
+
+/** The latest play, kept on the table until the next one. */
+function lastPlay(v) {
+  if (!recent) return null;
+  const e = recent;
+  let cards = null;
+  if (e.type === 'CardsPlayed') cards = runOrder(e.cards, e.combination);
+  else if (e.type === 'CardPlayed') cards = [e.card];
+  else if (e.type === 'TrickTaken') cards = e.cards;
+  else if (e.type === 'RoundPlayed') cards = (e.laid || [])[e.winner];
+  else if ((e.type === 'CardGiven' || e.type === 'CardGivenBack') && e.card && e.card !== '??')
+    cards = [e.card];
+  return h(
+    'div',
+    {
+      className: 'last-play',
+      id: 'last-play',
+      'aria-live': 'polite',
+      dataset: { version: String(e.version), type: e.type },
+    },
+    h('span', { className: 'lbl' }, t('table.lastPlay')),
+    h('span', { className: 'what' }, describe(e, v.seats)),
+    cards ? cardRow(cards, 'small') : null,
+  );
+}
+
+function renderSummary() {
+  const box = $('#summary');
+  if (!view || !summary) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  box.dataset.kind = summary.final ? 'final' : summary.event.type;
+  const [title, lead, ...rest] = summaryContent(summary, view, gameId);
+  // Once the next deal needs the player, the details fold away (a click opens them again).
+  fill(
+    $('#summary-body'),
+    title,
+    lead,
+    summary.compact
+      ? h('details', {}, h('summary', {}, t('table.summary.details')), rest)
+      : rest,
   );
 }
 
@@ -122,47 +204,110 @@ function render() {
   const v = view;
   const c = ctx();
   const mod = MODULES[v.game];
-  document.title = `${GAME_NAMES[v.game] || v.game} · cardroom`;
-  $('#title').textContent = `${GAME_NAMES[v.game] || v.game}`;
+  const gameName = has(`common.game.${v.game}`) ? t(`common.game.${v.game}`) : v.game;
+  document.title = t('table.docTitle', { game: gameName });
+  $('#title').textContent = gameName;
   $('#meta').textContent =
-    `game ${v.game_id} · version ${v.version}${c.seat !== null ? ` · you are seat ${c.seat + 1}` : ' · watching'}`;
+    c.seat !== null
+      ? t('table.meta.seat', { id: v.game_id, version: v.version, seat: c.seat + 1 })
+      : t('table.meta.watching', { id: v.game_id, version: v.version });
   const replay = $('#replay-link');
   replay.href = `/replay/${encodeURIComponent(gameId)}`;
   replay.hidden = v.status !== 'ended';
+  $('#rules-link').href = `/rules/${encodeURIComponent(v.game)}`;
   const [text, mine] = statusLine(v, c);
   const status = $('#status');
   status.textContent = text;
   status.classList.toggle('mine', mine);
+  const youStatus = $('#you-status');
+  youStatus.textContent = text;
+  youStatus.classList.toggle('mine', mine);
   $('#join').hidden = !(v.status === 'seating' && c.seat === null);
   fill(
     $('#seats'),
     v.seats.map((_, s) => seatCard(v, s, c)),
   );
-  fill($('#board'), mod.board(v, c));
+  fill($('#board'), lastPlay(v), mod.board(v, c));
   const you = $('#you');
   you.hidden = c.seat === null || v.status === 'seating';
+  you.classList.toggle('mine', mine);
+  you.dataset.game = v.game;
+  document.body.classList.toggle('my-turn', mine && !you.hidden);
   if (!you.hidden) {
     const [hand, actions] = mod.you(v, c);
     fill($('#hand'), hand);
     fill($('#actions'), actions);
   }
+  tools.render(v, seat);
+  renderSummary();
 }
 
-function show(next) {
+/** Draw a view the stream sent (once the events before it have been shown). */
+function showView(next) {
   if (view && next.version < view.version) return; // an older answer arrived late
+  const same = view && next.version === view.version && next.seat === view.seat;
+  view = next;
+  if (summary && !summary.final) {
+    if (summary.stacks === null && next.table && next.table.seats)
+      summary.stacks = next.table.seats.map((s) => s.stack);
+    if (summary.target === null && next.table && next.table.target) summary.target = next.table.target;
+    // The next deal needs the player: the panel folds to its first lines to make way.
+    if ((next.legal_moves || []).length > 0 && next.version > summary.version) summary.compact = true;
+  }
+  if (next.status === 'ended' && (!summary || !summary.final) && summaryClosed < next.version)
+    summary = { final: true, version: next.version };
   // The same version for the same viewer is the same view: redrawing it would
   // only replace the buttons under a pointer or keyboard focus.
-  if (view && next.version === view.version && next.seat === view.seat) return;
-  view = next;
-  lastVersion = Math.max(lastVersion, next.version);
+  if (!same) render();
+  else renderSummary();
+}
+
+/** Open the end-of-hand panel for ``event``. ``past``: the view drawn is already beyond
+ * it, so the totals come from that view and the panel folds if the next deal needs you. */
+function openSummary(event, past) {
+  summary = {
+    event,
+    version: event.version,
+    exchange: event.type === 'HandEnded' ? exchanges.get(event.hand) || [] : [],
+    stacks: null,
+    target: null,
+    hand: potHands.get(event.version) ?? (view && view.table ? view.table.hand_no : null),
+  };
+  if (!past || !view) return;
+  if (view.table && view.table.seats) summary.stacks = view.table.seats.map((x) => x.stack);
+  if (view.table && view.table.target) summary.target = view.table.target;
+  summary.compact = (view.legal_moves || []).length > 0;
+  renderSummary();
+}
+
+/** Show one event: the log, the latest play, the panels. Returns how long to hold it. */
+function showEvent(event, live) {
+  if (event.type === 'HandDealt' && event.trump === undefined) dealNo = event.deal;
+  if (event.type === 'AntesPaid') aziHand = event.hand;
+  if (event.type === 'PotSettled' && aziHand !== null) potHands.set(event.version, aziHand);
+  if (EXCHANGE.has(event.type) && dealNo !== null) {
+    const list = exchanges.get(dealNo) || [];
+    if (!list.some((x) => x.version === event.version)) list.push(event);
+    exchanges.set(dealNo, list);
+  }
+  addLog(event);
+  const fresh = live && (!view || event.version > view.version);
+  if (live && HAND_ENDS.has(event.type) && (!summary || event.version > summary.version)) {
+    // Caught up after a reconnect, the view is already past this hand's end: the panel
+    // is still due, its totals from that view.
+    openSummary(event, !fresh);
+  }
+  if (!fresh) return 0;
+  if (PLAYS.has(event.type)) recent = event;
+  if (MATCH_ENDS.has(event.type)) summary = null; // the final standings follow with the view
   render();
+  return holdFor(event, pace, seat ? seat.seat : null, player.pending);
 }
 
 // -- the log -----------------------------------------------------------------------------
 function addLog(event) {
   if (log.has(event.version)) return;
   log.set(event.version, describe(event, view ? view.seats : []));
-  lastVersion = Math.max(lastVersion, event.version);
   drawLog();
 }
 
@@ -183,7 +328,22 @@ async function prefillLog(version) {
       `${gamePath(gameId)}/events?after=${Math.max(0, version - 40)}`,
       token(),
     );
-    for (const event of page.events) addLog(event);
+    const events = page.events.filter((event) => event.version <= version);
+    for (const event of events) showEvent(event, false);
+    // A hand that ended while the page was opening (bots are quick) still gets its panel,
+    // as long as this seat has not moved since.
+    const ends = events.filter((event) => HAND_ENDS.has(event.type));
+    const last = ends[ends.length - 1];
+    const mine = seat ? seat.seat : null;
+    const since = last ? events.filter((event) => event.version > last.version) : [];
+    if (
+      last &&
+      !summary &&
+      view.status !== 'ended' &&
+      summaryClosed < last.version &&
+      !since.some((event) => mine !== null && event.seat === mine)
+    )
+      openSummary(last, true);
   } catch {
     // the log is a convenience; the table itself is already drawn
   }
@@ -194,16 +354,16 @@ async function tokenRefused(error) {
   if (error instanceof ApiProblem && (error.status === 401 || error.status === 403) && seat) {
     forgetSeat(gameId);
     seat = null;
-    showError('This browser’s seat token is not accepted by this game; showing the public table.');
+    showError(t('table.error.tokenRefused'));
     restartStream();
     return true;
   }
-  if (error instanceof ApiProblem) showError(error.message);
+  if (error instanceof ApiProblem) showError(problemText(error));
   return false;
 }
 
 // -- moves -------------------------------------------------------------------------------------
-/** Send a move; on refusal show the problem's detail (and the module's explanation). */
+/** Send a move; on refusal show why in words (and the module's explanation). */
 async function submit(move) {
   if (!seat || busy) return false;
   busy = true;
@@ -215,10 +375,10 @@ async function submit(move) {
     if (error instanceof ApiProblem) {
       const mod = view ? MODULES[view.game] : null;
       const extra = mod && mod.explain ? mod.explain(error) : null;
-      showMoveError(error.message, extra);
+      showMoveError(problemText(error), extra);
       if (error.status === 401 || error.status === 403) await tokenRefused(error);
     } else {
-      showMoveError(`The move could not be sent: ${error}`);
+      showMoveError(t('table.error.notSent', { reason: String(error) }));
     }
     return false;
   } finally {
@@ -227,8 +387,29 @@ async function submit(move) {
 }
 
 // -- the live stream -------------------------------------------------------------------------
+const player = new Player((line) => {
+  if (line.kind === 'view') {
+    showView(line.view);
+    prefillLog(line.view.version);
+    return 0;
+  }
+  if (line.kind === 'event') return showEvent(line.event, true);
+  return 0;
+});
+
 function restartStream() {
+  player.clear();
   if (controller) controller.abort();
+}
+
+/** The game does not exist (never did, or was deleted): say so instead of an empty table. */
+function showMissing() {
+  $('#missing').hidden = false;
+  $('#missing-text').textContent = t('table.missing.text', { id: gameId });
+  for (const id of ['#seats', '#board', '#you', '#log-panel', '#join', '#summary', '#status'])
+    $(id).hidden = true;
+  showError('');
+  document.title = t('table.missing.title');
 }
 
 async function live() {
@@ -236,29 +417,30 @@ async function live() {
   for (;;) {
     controller = new AbortController();
     try {
-      setConn('', 'connecting…');
+      setConn('', 'table.conn.connecting');
       const after = lastVersion || null;
       for await (const line of liveLines(gameId, token(), after, controller.signal, true)) {
         delay = 500;
         if (line.kind === 'view') {
-          setConn('live', 'live');
-          show(line.view);
-          prefillLog(line.view.version);
+          setConn('live', 'table.conn.live');
+          lastVersion = Math.max(lastVersion, line.view.version);
+          player.push(line);
         } else if (line.kind === 'event') {
-          addLog(line.event);
+          lastVersion = Math.max(lastVersion, line.event.version);
+          player.push(line);
         } else if (line.kind === 'end') {
           finished = true;
         }
       }
       if (finished) {
-        setConn('', 'game over');
+        setConn('', 'table.conn.over');
         return;
       }
     } catch (error) {
       if (error instanceof ApiProblem) {
         if (error.status === 404) {
-          setConn('', 'no such game');
-          showError(error.message);
+          setConn('', 'table.conn.missing');
+          showMissing();
           return;
         }
         if (await tokenRefused(error)) continue;
@@ -266,7 +448,7 @@ async function live() {
         continue; // restarted on purpose (a new token)
       }
     }
-    setConn('retry', `reconnecting in ${Math.round(delay / 100) / 10} s`);
+    setConn('retry', 'table.conn.retry', { seconds: Math.round(delay / 100) / 10 });
     await sleep(delay);
     delay = Math.min(delay * 2, 8000);
   }
@@ -287,11 +469,26 @@ async function join(event) {
     showError('');
     restartStream();
   } catch (error) {
-    showError(error.message);
+    showError(error instanceof ApiProblem ? problemText(error) : String(error));
   }
 }
 
-function start() {
+async function start() {
+  seat = (await tools.start()) || seat;
+  translatePage();
+  pace = pickPace();
+  const paceSelect = $('#pace');
+  paceSelect.value = pace;
+  paceSelect.addEventListener('change', () => {
+    pace = paceSelect.value;
+    keepPace(pace);
+    if (pace === 'instant') player.hurry();
+  });
+  $('#summary-close').addEventListener('click', () => {
+    if (summary) summaryClosed = summary.version;
+    summary = null;
+    renderSummary();
+  });
   $('#join-form').addEventListener('submit', join);
   $('#join-form').elements.name.value = window.localStorage.getItem('cardroom.name') || '';
   document.addEventListener('keydown', (event) => {
@@ -302,4 +499,4 @@ function start() {
   live();
 }
 
-start();
+loadCatalogs(['common', 'table', 'events', 'problems', 'murlan', 'hazari', 'azi']).then(start);

@@ -1,0 +1,17 @@
+// The rules pages: the text is rendered by the server (docs/rules, in the player's language
+// when translated); this module puts the page's own words in the player's language.
+import { PSEUDO, loadCatalogs, pickLanguage, t, translatePage } from './i18n.js';
+
+async function start() {
+  const root = document.documentElement;
+  // The server chose the language (?lang=, the cardroom.lang cookie, Accept-Language).
+  const lang = pickLanguage() === PSEUDO ? PSEUDO : root.lang || 'en';
+  await loadCatalogs(['common', 'rules'], lang);
+  translatePage();
+  const game = root.dataset.game;
+  document.title = game
+    ? t('rules.pageTitle', { game: t(`common.game.${game}`) })
+    : t('rules.indexPageTitle');
+}
+
+start();

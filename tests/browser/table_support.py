@@ -1,0 +1,147 @@
+"""What the table's browser tests share: a recorder of what the board showed, the game's
+events from the API, playing a Murlan seat, and checks of the page's words and layout."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from playwright.sync_api import Page
+
+from .helpers import Site
+
+# Kept by the page itself: every play the strip above the board showed (a MutationObserver
+# sees each one, since the page holds each play before the next), and every end-of-hand
+# panel with its text when it opened.
+RECORDER = r"""
+(() => {
+  window.__plays = [];
+  window.__panels = [];
+  window.__since = null;
+  const seen = () => {
+    // The step of the first view drawn: plays made before it are history, not shown live.
+    const meta = document.getElementById('meta');
+    const step = meta && /step (\d+)/.exec(meta.textContent);
+    if (window.__since === null && step) window.__since = Number(step[1]);
+    const strip = document.getElementById('last-play');
+    if (strip) {
+      const v = Number(strip.dataset.version);
+      const last = window.__plays[window.__plays.length - 1];
+      if (!last || last.version !== v)
+        window.__plays.push({ version: v, type: strip.dataset.type, text: strip.innerText });
+    }
+    const panel = document.getElementById('summary');
+    if (panel && !panel.hidden) {
+      const key = panel.dataset.kind + ':' + (panel.querySelector('h2') || {}).textContent;
+      const last = window.__panels[window.__panels.length - 1];
+      if (!last || last.key !== key)
+        window.__panels.push({ key, kind: panel.dataset.kind, text: panel.innerText });
+    }
+  };
+  const all = { subtree: true, childList: true, attributes: true };
+  new MutationObserver(seen).observe(document, all);
+})();
+"""
+
+SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
+CARD_CODE = re.compile(r"\b(?:[2-9TJQKA][CDHS]|BJ|RJ)\b")
+
+
+def events_of(site: Site, game_id: str, token: str | None = None) -> list[dict[str, Any]]:
+    """Every event of the game the viewer may see, oldest first."""
+    out: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        page = site.api("GET", f"/games/{game_id}/events?after={after}", token)
+        events = page["events"]
+        if not events:
+            return out
+        out.extend(events)
+        after = events[-1]["version"]
+
+
+def play_murlan_turn(page: Page, site: Site, game_id: str, token: str) -> bool:
+    """If it is the seat's turn, make the first legal play by clicking (or pass, or give
+    back); returns whether a move was made."""
+    view = site.view(game_id, token)
+    moves = view["legal_moves"]
+    if not moves or view["status"] != "playing":
+        return False
+    # The page shows the turn once it has shown every play before it (on a phone the
+    # status line sits in the bar with the hand, so the one at the top is hidden).
+    page.wait_for_selector("#status.mine", state="attached", timeout=30_000)
+    chosen = next((m for m in moves if m["action"] == "play"), moves[0])
+    if chosen["action"] == "play":
+        for card in chosen["cards"]:
+            page.locator(f'#hand button.card[data-card="{card}"]').click()
+        page.locator('#actions button[data-action="play"]').click()
+    elif chosen["action"] == "give_back":
+        page.locator(f'#hand button.card[data-card="{chosen["card"]}"]').click()
+        page.locator('#actions button[data-action="give_back"]').click()
+    else:
+        page.locator('#actions button[data-action="pass"]').click()
+    version = view["version"]
+    deadline = time.monotonic() + 15
+    while site.view(game_id, token)["version"] <= version:
+        refused = page.locator("#move-error").inner_text()
+        assert not refused, f"the move was refused: {refused}"
+        assert time.monotonic() < deadline, "the move did not land"
+        time.sleep(0.05)
+    return True
+
+
+def visible_text(page: Page) -> str:
+    """The text a player can read, plus the labels screen readers announce."""
+    return str(
+        page.evaluate(
+            """() => [document.body.innerText,
+                ...[...document.querySelectorAll('[aria-label],[title]')].map((n) =>
+                  (n.getAttribute('aria-label') || '') + ' ' + (n.getAttribute('title') || ''))
+              ].join('\\n')"""
+        )
+    )
+
+
+def untranslated(text: str) -> list[str]:
+    """snake_case words and bare card codes ("3S", "TD") in text a player reads."""
+    return sorted(set(SNAKE.findall(text)) | set(CARD_CODE.findall(text)))
+
+
+def horizontal_overflow(page: Page) -> int:
+    """How many pixels the page is wider than the window (0: no horizontal scroll)."""
+    return int(
+        page.evaluate(
+            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+    )
+
+
+# The contrast ratio (WCAG 2) of each of your own cards: its text against its face, both as
+# drawn (the opacity of the card and of everything around it blended onto the panel).
+CARD_CONTRAST = """
+() => {
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const lum = ([r, g, b]) => 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  const mix = (a, b, p) => a.map((x, i) => p * x + (1 - p) * b[i]);
+  return [...document.querySelectorAll('#hand .card')].map((card) => {
+    let opacity = 1;
+    for (let n = card; n; n = n.parentElement) opacity *= Number(getComputedStyle(n).opacity);
+    const under = rgb(getComputedStyle(document.getElementById('you')).backgroundColor);
+    const face = rgb(getComputedStyle(card).backgroundColor);
+    const faceA = face.length > 3 ? face[3] : 1;
+    const bg = mix(mix(face.slice(0, 3), under, faceA), under, opacity);
+    const ink = rgb(getComputedStyle(card.querySelector('.rank')).color);
+    const fg = mix(mix(ink.slice(0, 3), bg, ink.length > 3 ? ink[3] : 1), under, opacity);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+    return { card: card.dataset.card, disabled: card.disabled, ratio: (hi + 0.05) / (lo + 0.05) };
+  });
+}
+"""
+
+
+def shot_screen(page: Page, site: Site, name: str) -> None:
+    """What the screen shows (not the whole page): a phone's view of the table."""
+    site.screenshots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(site.screenshots / f"{name}.png"), full_page=False)
