@@ -32,9 +32,16 @@ and the projection lag, sampled on one move in five: from the move's entry
 time (the ms part of its stream id) until the game's snapshot reaches its
 version, polled every 2 ms. It asserts nothing.
 
-``--profile N`` instead profiles the API's request path: ``N`` loops of the
+``--profile N`` instead profiles a move's whole cost: ``N`` loops of the
 same three requests through the Flask test client against a real Redis
-(this bench's own), under cProfile, printing where the time goes.
+(this bench's own), each move's follow-up job run in the same process as a
+worker runs it, under cProfile on the CPU clock; it prints CPU and Redis
+round trips per accepted move by request kind and for the worker (the job's
+projection, bots and timers, and RQ's own bookkeeping), then the profiles.
+
+``--rq-floor N`` measures the floor of a worker's share: RQ's own CPU per
+job, for ``N`` jobs that do nothing, enqueued with cardroom's job options and
+run by one ``SimpleWorker`` in this process.
 """
 
 from __future__ import annotations
@@ -437,10 +444,50 @@ def report(phases: list[Phase], tables: int) -> None:
 
 
 # -- the profile -------------------------------------------------------------------------------
+class RoundTrips:
+    """Counts the commands (or pipelines) redis-py sends from this process."""
+
+    def __init__(self) -> None:
+        from redis.connection import AbstractConnection
+
+        self.count = 0
+        self.cls: Any = AbstractConnection
+        self.original = AbstractConnection.send_packed_command
+
+    def __enter__(self) -> RoundTrips:
+        original = self.original
+
+        def counted(conn: Any, *args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return original(conn, *args, **kwargs)
+
+        self.cls.send_packed_command = counted
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cls.send_packed_command = self.original
+
+
+@dataclass
+class Spent:
+    """CPU seconds and Redis round trips of one kind of work, and how often it ran."""
+
+    cpu: float = 0.0
+    trips: int = 0
+    times: int = 0
+
+
 def profile(loops: int) -> None:
-    """The three requests through the Flask test client on a real Redis, under cProfile."""
+    """The three requests through the Flask test client on a real Redis, each
+    move's follow-up job run in this process as a worker runs it, under
+    cProfile on the CPU clock: CPU and Redis round trips per accepted move, by
+    request kind and for the worker (RQ's own work apart from the job)."""
+    from rq import SimpleWorker
+
     from service.api import create_app
     from service.config import load_settings
+    from service.runtime import Runtime
+    from workers.context import install
 
     directory = Path(tempfile.mkdtemp(prefix="cardroom-profile-"))
     server = RedisServer(directory, deploy=True)
@@ -450,50 +497,140 @@ def profile(loops: int) -> None:
         rates = {k.removeprefix("CARDROOM_").lower(): v for k, v in env.items() if "LIMIT" in k}
         settings = load_settings(redis_url=server.url, log_level="WARNING", **rates)
         client = create_app(settings).test_client()
+        runtime = Runtime.from_settings(settings)
+        install(runtime)
+        worker = SimpleWorker([runtime.queue], connection=runtime.queue_redis)
+        worker.register_birth()
         rng = random.Random(1)
         gid, tokens = "", [""]
+        api_prof = cProfile.Profile(time.process_time)
+        worker_prof = cProfile.Profile(time.process_time)
+        spent: dict[str, Spent] = defaultdict(Spent)
+        trips = RoundTrips()
+        measuring = False
 
-        def call(method: str, path: str, **kwargs: Any) -> Any:
+        @contextlib.contextmanager
+        def measured(kind: str, prof: cProfile.Profile) -> Iterator[None]:
+            if not measuring:
+                yield
+                return
+            cpu, sent = time.process_time(), trips.count
+            prof.enable()
+            try:
+                yield
+            finally:
+                prof.disable()
+                entry = spent[kind]
+                entry.cpu += time.process_time() - cpu
+                entry.trips += trips.count - sent
+                entry.times += 1
+
+        def call(kind: str, method: str, path: str, **kwargs: Any) -> Any:
             # closed like a server closes it: the follow-up job is enqueued then
-            with client.open(path, method=method, **kwargs) as r:
+            with measured(kind, api_prof), client.open(path, method=method, **kwargs) as r:
                 return r.get_json()
+
+        def work() -> None:
+            """Run the queued follow-up jobs as a worker does, one by one."""
+            while len(runtime.queue):
+                with measured("worker: RQ and the job", worker_prof):
+                    got = worker.dequeue_job_and_maintain_ttl(1)
+                    if got is not None:
+                        worker.execute_job(*got)
 
         def table() -> None:
             nonlocal gid, tokens
-            gid = call("POST", "/games", json={"game": "murlan"})["game_id"]
+            gid = call("opening tables", "POST", "/games", json={"game": "murlan"})["game_id"]
             tokens = [
-                call("POST", f"/games/{gid}/seats", json={"name": f"p{i}"})["token"]
+                call("opening tables", "POST", f"/games/{gid}/seats", json={"name": f"p{i}"})[
+                    "token"
+                ]
                 for i in range(4)
             ]
+            work()
 
-        def loop() -> None:
-            public = call("GET", f"/games/{gid}")
-            if public["status"] == "ended" or not public["to_act"]:
+        def loop() -> int:
+            public = call("public view", "GET", f"/games/{gid}")
+            if public["status"] == "ended":
                 table()
-                return
+                return 0
+            if not public["to_act"]:
+                work()
+                return 0
             auth = {"Authorization": f"Bearer {tokens[public['to_act'][0]]}"}
-            view = call("GET", f"/games/{gid}", headers=auth)
+            view = call("seat view", "GET", f"/games/{gid}", headers=auth)
             body = {"move": rng.choice(view["legal_moves"]), "expected_version": view["version"]}
-            call("POST", f"/games/{gid}/moves", json=body, headers=auth)
+            call("move", "POST", f"/games/{gid}/moves", json=body, headers=auth)
+            work()
+            return 1
 
-        table()
-        for _ in range(50):
-            loop()
-        prof = cProfile.Profile()
-        t = time.perf_counter()
-        prof.enable()
-        for _ in range(loops):
-            loop()
-        prof.disable()
-        spent = time.perf_counter() - t
+        with trips:
+            table()
+            for _ in range(50):
+                loop()
+            measuring = True
+            moves = max(1, sum(loop() for _ in range(loops)))
+        job = pstats.Stats(worker_prof).stats  # type: ignore[attr-defined]
+        in_job = {
+            name: sum(v[3] for k, v in job.items() if k[2] == name and "workers/jobs" in k[0])
+            for name in ("process_game", "project_round", "_next_action")
+        }
+        print(f"{loops} loops, {moves} accepted moves; per accepted move (CPU under cProfile):")
+        for kind, entry in sorted(spent.items()):
+            print(
+                f"  {kind:24s} {entry.cpu / moves * 1000:6.2f} ms CPU  "
+                f"{entry.trips / moves:5.2f} round trips  ({entry.times} times)"
+            )
+        rq_ms = (spent["worker: RQ and the job"].cpu - in_job["process_game"]) / moves * 1000
         print(
-            f"{loops} loops (public view, seat view, move) in {spent:.2f} s: "
-            f"{spent / loops * 1000:.2f} ms per loop under the profiler"
+            f"  of the worker's: the job {in_job['process_game'] / moves * 1000:.2f} ms "
+            f"(projection {in_job['project_round'] / moves * 1000:.2f} ms, bots, steps and "
+            f"timers {in_job['_next_action'] / moves * 1000:.2f} ms), RQ's own {rq_ms:.2f} ms"
         )
-        for key in ("cumulative", "tottime"):
-            out = io.StringIO()
-            pstats.Stats(prof, stream=out).sort_stats(key).print_stats(30)
-            print(out.getvalue())
+        for name, prof in (("API", api_prof), ("worker", worker_prof)):
+            for key in ("cumulative", "tottime"):
+                out = io.StringIO()
+                pstats.Stats(prof, stream=out).sort_stats(key).print_stats(25)
+                print(f"--- {name}, by {key}\n{out.getvalue()}")
+    finally:
+        server.stop()
+
+
+def nothing(game_id: str) -> None:
+    """The job :func:`rq_floor` enqueues: RQ's own work, and nothing else."""
+
+
+def rq_floor(jobs: int) -> None:
+    """RQ's own CPU per job on this bench's Redis: ``jobs`` jobs that do nothing,
+    enqueued with cardroom's job options, then run by one ``SimpleWorker`` in
+    burst mode; CPU of this process on its clock, per job, for each side."""
+    import rq
+    from rq import Queue, SimpleWorker
+
+    from service.config import load_settings
+    from service.runtime import Runtime
+
+    directory = Path(tempfile.mkdtemp(prefix="cardroom-rq-floor-"))
+    server = RedisServer(directory, deploy=True)
+    server.start()
+    try:
+        runtime = Runtime.from_settings(load_settings(redis_url=server.url, log_level="WARNING"))
+        queue = Queue("rq-floor", connection=runtime.queue_redis)
+        for _ in range(2):  # the first pass warms up; the second is printed
+            cpu = time.process_time()
+            for i in range(jobs):
+                queue.enqueue(
+                    "bench.throughput.nothing", f"g{i}", **runtime.job_options(f"g{i}", i)
+                )
+            enqueued = (time.process_time() - cpu) / jobs * 1000
+            worker = SimpleWorker([queue], connection=runtime.queue_redis)
+            cpu = time.process_time()
+            worker.work(burst=True, logging_level="WARNING")
+            ran = (time.process_time() - cpu) / jobs * 1000
+        print(
+            f"RQ {rq.__version__}, redis-py {redis.__version__}: {jobs} jobs that do nothing; "
+            f"CPU per job: enqueue {enqueued:.2f} ms, worker {ran:.2f} ms"
+        )
     finally:
         server.stop()
 
@@ -507,7 +644,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="one round of 8 s (make bench)")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="profile N loops")
+    parser.add_argument(
+        "--rq-floor", type=int, default=0, metavar="N", help="RQ's own CPU per job, over N jobs"
+    )
     args = parser.parse_args()
+    if args.rq_floor:
+        rq_floor(args.rq_floor)
+        return
     if args.profile:
         profile(args.profile)
         return
