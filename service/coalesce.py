@@ -1,15 +1,28 @@
 """Coalesced follow-ups and the timers index.
 
-A game has at most one follow-up job queued or running. Its marker
+A game has at most one follow-up queued or running. Its marker
 (:func:`service.store.keys.followup`) is a counter that every append bumps inside
 the append script itself; the append that sets it anew (from nothing) is the
-one whose caller enqueues the job. The job goes round (advance, project, bots,
-timeouts) and lets the marker go with :data:`service.store.lua.FOLLOWUP_DONE` only
-if the stream did not move and nobody bumped the marker since the round
-began; otherwise it goes round again. The marker expires unless the running
-job refreshes it each round, so a job lost with its worker (or an API killed
-between its append and the enqueue) holds nothing for long: the reconciler
-finds the game behind with no marker and pokes it.
+one whose caller asks for the follow-up. The follow-up goes round (advance,
+project, bots, timeouts) and lets the marker go with
+:data:`service.store.lua.FOLLOWUP_DONE` only if the stream did not move and
+nobody bumped the marker since the round began; otherwise it goes round again.
+The marker expires unless the running follow-up refreshes it each round, so
+one lost with its worker (or an API killed between its append and asking)
+holds nothing for long: the reconciler finds the game behind with no marker
+and pokes it.
+
+A follow-up is not an RQ job of its own: RQ spends several milliseconds of a
+worker's CPU and some twenty round trips on every job, more than the follow-up
+itself. The game goes on a list (:func:`service.store.keys.drains_pending`)
+served by *drain* jobs (:class:`Drains`): each holds one of a few leased slots,
+takes games off the list one after another and, once the list is empty, waits
+a moment for more before it frees its slot and ends. Under load a handful of
+long jobs serve every move; when the tables are quiet each follow-up costs a
+job as before. The slot is freed only while the list is empty, in one script,
+so a game added as a drain ends always finds a free slot (and enqueues a new
+drain) or a drain that will take it. A drain lost with its worker leaves its
+games' markers to expire (the reconciler pokes them) and its slot to a lease.
 
 The timers index (:func:`service.store.keys.due`) holds, per game, the time its
 follow-up must run again: a bot's thinking delay, a turn timeout, a retry's
@@ -22,12 +35,14 @@ job that then runs sets the entry to the game's next due time, or removes it.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Final
 
 from .store import keys, lua
-from .store.clients import run_script
+from .store.clients import block_slice_ms, run_script
 
 CLAIM_BATCH: Final = 100
 """Entries one claim takes from one shard at most."""
@@ -44,8 +59,8 @@ class Followups:
     """The marker and timers of every game, over the event store's Redis."""
 
     def __init__(self, redis: Any, lease_s: float, enqueue: Callable[[str, int], None]) -> None:
-        """``enqueue(game_id, version)`` enqueues a follow-up job (the process's
-        queue: :meth:`service.runtime.Runtime.enqueue_followup`)."""
+        """``enqueue(game_id, version)`` asks for a follow-up (the process's
+        :meth:`service.runtime.Runtime.enqueue_followup`: the drains' list)."""
         self.redis = redis
         self.enqueue = enqueue
         self.lease_ms = int(lease_s * 1000)
@@ -60,7 +75,7 @@ class Followups:
     # -- the marker ----------------------------------------------------------------
     def request(self, game_id: str, version: int = 0) -> bool:
         """Make sure a follow-up of ``game_id`` will run: bump its marker and
-        enqueue a job if none was pending. True when this call enqueued."""
+        ask for a follow-up if none was pending. True when this call asked."""
         fresh = bool(self._poke(keys=[keys.followup(game_id)], args=[self.lease_ms]))
         if fresh:
             self.enqueue(game_id, version)
@@ -184,3 +199,88 @@ class Followups:
             pipe.zrange(keys.due(shard), 0, 0, withscores=True)
         firsts = [int(hit[0][1]) for hit in pipe.execute() if hit]
         return min(firsts, default=None)
+
+
+LOST: Final = object()
+"""What :meth:`Drains.take` returns to a drain whose slot is no longer its own."""
+
+
+class Drains:
+    """The list of games whose follow-up is due and the slots of the drain jobs
+    serving it, on the queue's Redis."""
+
+    def __init__(
+        self,
+        redis: Any,
+        queue: str,
+        slots: Callable[[], int],
+        lease_s: float,
+        linger_s: float,
+        enqueue: Callable[[int, str], None],
+    ) -> None:
+        """``slots()``: how many drains may run at once (about the worker processes
+        serving the queue); ``linger_s``: how long a drain that has served a game
+        waits for the next before it ends (0: it ends once the list is empty);
+        ``enqueue(slot, token)`` enqueues a drain job."""
+        self.redis = redis
+        self.pending = keys.drains_pending(queue)
+        self.slot_key = partial(keys.drain_slot, queue)
+        self.slots = slots
+        self.lease_ms = int(lease_s * 1000)
+        self.linger_s = linger_s
+        self.enqueue = enqueue
+        self._dispatch = self.redis.register_script(lua.DRAIN_DISPATCH)
+        self._take = self.redis.register_script(lua.DRAIN_TAKE)
+        self._release = self.redis.register_script(lua.DRAIN_RELEASE)
+        self._free = self.redis.register_script(lua.DRAIN_FREE)
+
+    def dispatch(self, game_id: str = "") -> int | None:
+        """Put ``game_id`` on the list (none: only make sure the list is served)
+        and, if a slot is free, take it and enqueue a drain for it; the slot
+        taken, or ``None`` when the drains running will serve the list."""
+        token = secrets.token_hex(8)
+        slot_keys = [self.slot_key(i) for i in range(max(1, self.slots()))]
+        slot = int(
+            self._dispatch(keys=[self.pending, *slot_keys], args=[game_id, self.lease_ms, token])
+        )
+        if slot < 0:
+            return None
+        self.enqueue(slot, token)
+        return slot
+
+    def take(self, slot: int, token: str) -> str | object | None:
+        """The next game for the drain in ``slot`` (its lease renewed), ``None``
+        when the list is empty, or :data:`LOST` when the slot is not its own."""
+        got = self._take(keys=[self.pending, self.slot_key(slot)], args=[token, self.lease_ms])
+        if got is None:
+            return LOST
+        return bytes(got).decode() or None
+
+    def wait(self, timeout_s: float) -> str | None:
+        """The next game to come on the list within ``timeout_s`` (``None``: none came)."""
+        # each read ends well before the client's socket timeout
+        slice_s = block_slice_ms(self.redis, max(1, int(timeout_s * 1000))) / 1000
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            got = self.redis.brpop([self.pending], timeout=min(slice_s, left))
+            if got is not None:
+                return bytes(got[1]).decode()
+
+    def release(self, slot: int, token: str) -> bool:
+        """Free the drain's slot if the list is empty: True (the drain may end),
+        False (a game came in: take it)."""
+        keys_ = [self.pending, self.slot_key(slot)]
+        return bool(self._release(keys=keys_, args=[token]))
+
+    def hand_over(self, slot: int, token: str) -> int | None:
+        """Free the drain's slot whatever is left and see the list served by a
+        fresh drain (a guard on a job's length, or after a failure)."""
+        self._free(keys=[self.slot_key(slot)], args=[token])
+        return self.dispatch()
+
+    def backlog(self) -> int:
+        """How many games wait on the list."""
+        return int(self.redis.llen(self.pending))

@@ -163,6 +163,24 @@ class Settings(BaseSettings):
             "with its worker is retried this long after."
         ),
     )
+    followup_drains: int = Field(
+        default=0,
+        ge=0,
+        le=1_000,
+        description=(
+            "How many drain jobs may serve the games' follow-ups at once; 0: as many as "
+            "the worker processes listening on the queue (counted every 10 s)."
+        ),
+    )
+    followup_linger_s: float = Field(
+        default=0.2,
+        ge=0,
+        le=5,
+        description=(
+            "How long a drain job that has served a follow-up waits for the next before it "
+            "ends (the embedded worker's drains do not wait)."
+        ),
+    )
     timer_poll_s: float = Field(
         default=0.25,
         gt=0,

@@ -8,6 +8,7 @@ With no ``CARDROOM_REDIS_URL`` everything lives on one in-process fake Redis
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +20,12 @@ from .store.clients import require_replicas
 from .store.seeds import SeedCipher, default_cipher, is_in_process
 
 if TYPE_CHECKING:
-    from .coalesce import Followups
+    from .coalesce import Drains, Followups
 
 FOLLOWUP_JOB = "workers.jobs.process_game"
+DRAIN_JOB = "workers.jobs.drain_followups"
+WORKER_COUNT_TTL_S = 10.0
+"""How long a process trusts its count of the workers on the queue."""
 
 
 def connect(url: str, *, cluster: bool = False, **options: Any) -> Any:
@@ -71,6 +75,8 @@ class Runtime:
     fake_server: Any = None
     _queue: Queue | None = field(default=None, init=False)
     _followups: Followups | None = field(default=None, init=False)
+    _drains: Drains | None = field(default=None, init=False)
+    _workers: tuple[float, int] = field(default=(0.0, 1), init=False)
     wake: threading.Event = field(default_factory=threading.Event, init=False)
     """Set on every enqueue: the embedded worker waits on it instead of polling."""
 
@@ -141,12 +147,55 @@ class Runtime:
             "meta": {"game_id": game_id, "version": version},
         }
 
+    @property
+    def drains(self) -> Drains:
+        """The list of games awaiting a follow-up and its drain jobs
+        (:class:`service.coalesce.Drains`)."""
+        if self._drains is None:
+            from .coalesce import Drains
+
+            self._drains = Drains(
+                self.queue_redis,
+                self.settings.queue_name,
+                self.drain_slots,
+                self.settings.followup_lease_s,
+                0.0 if self.embedded else self.settings.followup_linger_s,
+                self.enqueue_drain,
+            )
+        return self._drains
+
+    def drain_slots(self) -> int:
+        """How many drains may run at once: ``CARDROOM_FOLLOWUP_DRAINS``, or the
+        worker processes listening on the queue (counted every 10 s; one when
+        embedded or when none is counted)."""
+        if self.settings.followup_drains:
+            return self.settings.followup_drains
+        if self.embedded:
+            return 1
+        at, count = self._workers
+        now = time.monotonic()
+        if now - at > WORKER_COUNT_TTL_S:
+            from rq import Worker
+
+            count = max(1, Worker.count(connection=self.queue_redis, queue=self.queue))
+            self._workers = (now, count)
+        return count
+
     def enqueue_followup(self, game_id: str, version: int = 0) -> None:
-        """Enqueue a follow-up job of ``game_id`` (no id of its own, so never
-        refused as a duplicate). Callers enqueue only when the game's marker was
-        newly set: by their append (:attr:`service.store.AppendResult.fresh`)
-        or a poke (:meth:`service.coalesce.Followups.request`)."""
-        self.queue.enqueue(FOLLOWUP_JOB, game_id, **self.job_options(game_id, version))
+        """See that a follow-up of ``game_id`` runs: the game goes on the drains'
+        list, and a drain job is enqueued if a slot is free. Callers do this
+        only when the game's marker was newly set: by their append
+        (:attr:`service.store.AppendResult.fresh`) or a poke
+        (:meth:`service.coalesce.Followups.request`)."""
+        self.drains.dispatch(game_id)
+        self.wake.set()
+
+    def enqueue_drain(self, slot: int, token: str) -> None:
+        """Enqueue the drain job of ``slot`` (no id of its own, so never refused
+        as a duplicate)."""
+        options = self.job_options("", 0)
+        options["meta"] = {"slot": slot}
+        self.queue.enqueue(DRAIN_JOB, slot, token, **options)
         self.wake.set()
 
 

@@ -5,11 +5,13 @@ write is either an append with an expected version (a duplicate is refused
 by the store and ignored here) or an idempotent write (``HSETNX`` into the
 ledger, a snapshot that only moves forward).
 
-A game has at most one follow-up job queued or running (see
+A game has at most one follow-up queued or running (see
 :mod:`service.coalesce`): :func:`process_game` goes round until the game's
 projection is current and nothing is left to do now, sets the game's timer
 to its next due time (a bot's thinking delay, a turn timeout) and only then
-lets the game's marker go.
+lets the game's marker go. The follow-ups run in drain jobs
+(:func:`drain_followups`), each serving the games on the drains' list one
+after another.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any, Final, cast
 
 from service import lag
 from service.answers import on_revealed
-from service.coalesce import now_ms
+from service.coalesce import LOST, now_ms
 from service.engines import game as table
 from service.engines.base import JSON, RuleError
 from service.fairness import projection as fairness
@@ -41,8 +43,64 @@ log = logging.getLogger("cardroom.jobs")
 
 TURN_FIELD = "turn:"
 MAX_ROUNDS: Final = 512
-"""Rounds one follow-up job takes at most before it hands over to a fresh
-job (a guard: a whole match of bots without delay takes fewer)."""
+"""Rounds one follow-up takes at most before the game goes to the back of the
+drains' list (a guard: a long match of bots without delay takes more)."""
+DRAIN_MAX_S: Final = 2.0
+"""How long one drain job serves the list at most before it hands over to a
+fresh job: RQ's own records (its heartbeat, the job's timeout) stay those of a
+short job, and drains queued behind a busy one get their turn."""
+
+
+def drain_followups(slot: int, token: str) -> JSON:
+    """Serve the drains' list from ``slot``: the follow-up of each game on it,
+    one after another (:func:`process_game`); once the list is empty, wait up
+    to ``CARDROOM_FOLLOWUP_LINGER_S`` for more, then free the slot and end.
+
+    A follow-up that raises ends the job as a failed one naming the game (so
+    it is logged, kept and retried as any failed follow-up) after the rest of
+    the list is handed to a fresh drain."""
+    started = time.monotonic()
+    drains = context().runtime.drains
+    served = 0
+    lingered = False
+    while True:
+        taken = drains.take(slot, token)
+        if taken is LOST:
+            break  # the slot's lease ran out and another drain took over
+        game_id = cast(str | None, taken)
+        if game_id is None and served and not lingered and drains.linger_s > 0:
+            lingered = True
+            game_id = drains.wait(drains.linger_s)
+        if game_id is None:
+            if drains.release(slot, token):
+                break
+            continue
+        lingered = False
+        try:
+            process_game(game_id)
+        except Exception:
+            _blame(game_id)
+            drains.hand_over(slot, token)
+            raise
+        served += 1
+        if time.monotonic() - started > DRAIN_MAX_S:
+            drains.hand_over(slot, token)
+            break
+    return {"slot": slot, "served": served}
+
+
+def _blame(game_id: str) -> None:
+    """Name the game in the running job's meta: the failure handler and the
+    failed-jobs registry then tell which follow-up failed."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    if job is not None:
+        job.meta.update({"game_id": game_id, "version": None})
+        try:
+            job.save_meta()  # type: ignore[no-untyped-call]
+        except Exception:  # the failure is logged with the game all the same
+            log.debug("could not save the failed drain's meta", exc_info=True)
 
 
 def process_game(game_id: str) -> JSON:
@@ -72,8 +130,10 @@ def process_game(game_id: str) -> JSON:
             done[acted] += 1
         elif writes.send_with_finish(followups, game_id, version, round_.seen, due_ms):
             break
-        if rounds >= MAX_ROUNDS:  # hand over to a fresh job rather than hold a worker
-            followups.request(game_id, version)
+        if rounds >= MAX_ROUNDS:
+            # Back on the drains' list, its marker still held: the games behind it
+            # get their turn, then it goes on.
+            context().runtime.enqueue_followup(game_id, version)
             break
     outcome: JSON = {"game_id": game_id, "version": version, "rounds": rounds, **done}
     log.debug(

@@ -21,13 +21,17 @@ from .timers import Ticker
 log = logging.getLogger("cardroom.worker")
 
 REDIS_ERRORS: Final = (redis.ConnectionError, redis.TimeoutError)
+FOLLOWUP_JOBS: Final = ("workers.jobs.process_game", "workers.jobs.drain_followups")
+"""Jobs whose failure names a game whose follow-up is retried later."""
 
 
 def log_failure(job: Any, exc_type: type[BaseException], exc: BaseException, tb: Any) -> bool:
     """Name the game, version and reason of a failed job (then let RQ retry or file it)."""
     meta: dict[str, Any] = dict(getattr(job, "meta", None) or {})
     args: tuple[Any, ...] = tuple(getattr(job, "args", ()) or ())
-    game_id = meta.get("game_id", args[0] if args else None)
+    name = getattr(job, "func_name", "")
+    # a drain names the game it was serving in its meta (its arguments are its slot)
+    game_id = meta.get("game_id") or (args[0] if args and name == FOLLOWUP_JOBS[0] else None)
     version = meta.get("version")
     log.error(
         "job failed",
@@ -39,7 +43,7 @@ def log_failure(job: Any, exc_type: type[BaseException], exc: BaseException, tb:
             "reason": f"{exc_type.__name__}: {exc}",
         },
     )
-    if getattr(job, "func_name", "") == "workers.jobs.process_game" and game_id:
+    if name in FOLLOWUP_JOBS and game_id:
         _retry_later(str(game_id))
     return True
 

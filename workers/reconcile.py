@@ -105,13 +105,15 @@ def reconcile_pass(limit: int | None = None) -> JSON:
             "checked": checked,
         }
     redis.hset(keys.reconciler(), mapping=mapping)
+    # Games on the drains' list with every slot's drain lost: a fresh drain for them.
+    kicked = ctx.runtime.drains.dispatch() is not None
     periodic_pass(ctx.store)  # retention: archive, expire unjoined tables, watch memory
     if enqueued:
         log.warning(
             "reconcile: games left behind poked",
             extra={"job": "reconcile", "scanned": scanned, "enqueued": enqueued},
         )
-    return {"scanned": scanned, "enqueued": enqueued, "swept": swept}
+    return {"scanned": scanned, "enqueued": enqueued, "swept": swept, "drain_started": kicked}
 
 
 def _heal(game_ids: list[str], now: int) -> int:

@@ -118,6 +118,20 @@ def due(shard: int) -> str:
     return f"{PREFIX}:{{due:{shard}}}:games"
 
 
+def drains_pending(queue: str) -> str:
+    """List of the games whose follow-up is due, in the order they came, served
+    by the drain jobs of RQ queue ``queue`` (on the queue's Redis). A game is in
+    it at most once while its marker lives; it is empty whenever the workers
+    keep up."""
+    return f"{PREFIX}:{{drains:{queue}}}:pending"
+
+
+def drain_slot(queue: str, slot: int) -> str:
+    """Held (with a lease) by the drain job serving :func:`drains_pending` in
+    ``slot``; at most one job per slot."""
+    return f"{PREFIX}:{{drains:{queue}}}:slot:{int(slot)}"
+
+
 def reconciler(part: str = "state") -> str:
     """The reconciler's keys: ``state``, a hash of its cursor through the games
     index and the figures of its last complete sweep; ``lock``, held by the

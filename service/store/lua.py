@@ -167,3 +167,46 @@ local again = tonumber(ARGV[1]) + tonumber(ARGV[2])
 for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], again, member) end
 return due
 """
+
+DRAIN_DISPATCH: Final = """
+-- KEYS[1]: the list of games awaiting a follow-up; KEYS[2..]: the drain slots.
+-- ARGV: a game id ('' = none: only make sure a drain serves the list), the
+-- slots' lease in ms, a token for the slot taken.
+-- Adds the game to the list, then takes a free slot if there is one: its
+-- index (enqueue a drain job for it), or -1 (the drains running serve it).
+if ARGV[1] ~= '' then
+  redis.call('LPUSH', KEYS[1], ARGV[1])
+elseif redis.call('LLEN', KEYS[1]) == 0 then
+  return -1
+end
+for i = 2, #KEYS do
+  if redis.call('SET', KEYS[i], ARGV[3], 'NX', 'PX', ARGV[2]) then return i - 2 end
+end
+return -1
+"""
+
+DRAIN_TAKE: Final = """
+-- KEYS: the list of games awaiting a follow-up, a drain's slot.
+-- ARGV: the drain's token, the slot's lease in ms.
+-- false: the slot is no longer this drain's (stop); '': the list is empty;
+-- else the next game, the slot's lease renewed.
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return false end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return redis.call('RPOP', KEYS[1]) or ''
+"""
+
+DRAIN_RELEASE: Final = """
+-- KEYS: the list of games awaiting a follow-up, a drain's slot. ARGV: its token.
+-- Frees the slot only while the list is empty: 1 (the drain may end), else 0
+-- (a game came in meanwhile: take it). A slot no longer the drain's: 1.
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 1 end
+if redis.call('LLEN', KEYS[1]) > 0 then return 0 end
+redis.call('DEL', KEYS[2])
+return 1
+"""
+
+DRAIN_FREE: Final = """
+-- KEYS[1]: a drain's slot. ARGV[1]: its token. Frees the slot if it is the drain's.
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+"""

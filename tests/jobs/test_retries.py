@@ -1,11 +1,12 @@
 """Failing follow-ups are retried with backoff through the timers index (not RQ's
-scheduler), then land in RQ's failed registry with a log line."""
+scheduler), then land in RQ's failed registry with a log line naming the game."""
 
 from __future__ import annotations
 
 import logging
 
 import pytest
+from rq.job import Job
 from rq.registry import FailedJobRegistry
 
 from service.config import load_settings
@@ -21,8 +22,9 @@ def test_a_job_that_keeps_failing_is_retried_then_filed(caplog: pytest.LogCaptur
     install(runtime)
     assert runtime.followups.request("no-such-game", 7)
     assert not runtime.followups.request("no-such-game", 7)  # coalesced: one job pending
-    (job,) = runtime.queue.jobs
-    assert job.meta == {"game_id": "no-such-game", "version": 7} and job.result_ttl == 0
+    (job,) = runtime.queue.jobs  # a drain, with the game on its list
+    assert job.func_name == "workers.jobs.drain_followups" and job.result_ttl == 0
+    assert job.meta == {"slot": 0} and runtime.drains.backlog() == 1
     with caplog.at_level(logging.ERROR, logger="cardroom.worker"):
         EmbeddedWorker(runtime).drain()
     failures = [r for r in caplog.records if r.getMessage() == "job failed"]
@@ -32,7 +34,11 @@ def test_a_job_that_keeps_failing_is_retried_then_filed(caplog: pytest.LogCaptur
     assert "GameNotFound" in last.reason or "no game" in last.reason  # type: ignore[attr-defined]
     assert any(r.getMessage() == "follow-up retries spent" for r in caplog.records)
     registry = FailedJobRegistry(queue=runtime.queue)  # type: ignore[no-untyped-call]
-    assert job.id in registry.get_job_ids()
+    filed = registry.get_job_ids()
+    assert job.id in filed and len(filed) == 3
+    for job_id in filed:  # each failed drain names the game it was serving
+        meta = Job.fetch(job_id, connection=runtime.queue_redis).meta
+        assert meta == {"slot": 0, "game_id": "no-such-game", "version": None}
     # Nothing is left to fire again and no marker holds the game.
     assert runtime.followups.next_due_ms() is None
     assert not runtime.redis.exists(keys.followup("no-such-game"))

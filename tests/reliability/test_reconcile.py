@@ -39,9 +39,11 @@ def bot_table(ctx: WorkerContext) -> str:
 
 
 def lose_followup(ctx: WorkerContext, game_id: str) -> None:
-    """The job vanished with its worker and its marker expired."""
+    """The drain job vanished with its worker, with the game taken off the drains'
+    list; its slot's lease and the game's marker expired."""
     ctx.runtime.queue.empty()  # type: ignore[no-untyped-call]
-    ctx.store.redis.delete(keys.followup(game_id))
+    ctx.store.redis.lrem(ctx.runtime.drains.pending, 0, game_id)
+    ctx.store.redis.delete(keys.followup(game_id), ctx.runtime.drains.slot_key(0))
 
 
 def test_a_follow_up_that_failed_for_good_is_run_again(
@@ -129,7 +131,8 @@ def test_one_sweep_reaches_a_stuck_game_behind_six_hundred_others(
         assert len(passes) <= math.ceil(601 / batch) + 1
     assert sum(p["scanned"] for p in passes) == 601
     assert sum(p["enqueued"] for p in passes) == 1
-    assert [j.args for j in ctx.runtime.queue.jobs] == [(stuck,)]
+    assert len(ctx.runtime.queue) == 1  # a drain
+    assert ctx.store.redis.lrange(ctx.runtime.drains.pending, 0, -1) == [stuck.encode()]
     state = {k.decode(): v.decode() for k, v in ctx.store.redis.hgetall(keys.reconciler()).items()}
     assert state["last_found"] == "1" and state["last_checked"] == "601"
 
