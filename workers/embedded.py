@@ -44,6 +44,8 @@ class EmbeddedWorker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._context: WorkerContext | None = None
+        # Its drains do not wait for more: this thread also fires the timers.
+        runtime.drains.linger_s = 0.0
 
     @property
     def context(self) -> WorkerContext:

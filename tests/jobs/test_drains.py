@@ -143,3 +143,16 @@ def test_a_lingering_drain_takes_the_next_game_without_a_new_job(
     waiter.join(10)
     assert got == ["b"] and len(enqueued) == 1
     assert drains.release(slot, token) is True
+
+
+@pytest.mark.redis
+def test_the_in_process_worker_s_drains_do_not_wait(real_redis: redis.Redis) -> None:
+    """``cardroom serve`` on its own redis-server: its one worker thread also fires the
+    timers, so its drains end once the list is empty instead of waiting for more."""
+    url = real_redis.connection_pool.connection_kwargs
+    runtime = Runtime.from_settings(
+        load_settings(redis_url=f"redis://{url['host']}:{url['port']}/{url['db']}")
+    )
+    assert runtime.drains.linger_s == 0.2  # a worker process's drains wait a moment
+    EmbeddedWorker(runtime)
+    assert runtime.drains.linger_s == 0.0
