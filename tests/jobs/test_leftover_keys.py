@@ -12,14 +12,17 @@ remain: the keys without a TTL, which must all be documented as kept.
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rq.registry import StartedJobRegistry
 
 from service.api import create_app
 from service.config import load_settings
+from service.store import keys
 from tests.jobs.conftest import WORKER_DB_URL, Cluster, finished
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -83,6 +86,19 @@ def _to_act(state: Any) -> set[int]:
     return set(state.engine.to_act(state.engine_state))
 
 
+def drains_end(cluster: Cluster, deadline_s: float = 30) -> None:
+    """Until no drain job is queued or running and no drain slot is held: a job's
+    own keys live while it runs (RQ gives them a TTL when it ends), and a drain
+    ends within its linger once the list is empty. Nothing to block on: poll."""
+    queue = cluster.runtime.queue
+    started = StartedJobRegistry(queue=queue)  # type: ignore[no-untyped-call]
+    slots = f"{keys.PREFIX}:{{drains:{queue.name}}}:slot:*"
+    deadline = time.monotonic() + deadline_s
+    while len(queue) or started.count or any(cluster.runtime.queue_redis.scan_iter(slots)):
+        assert time.monotonic() < deadline, "the drains never ended"
+        time.sleep(0.05)
+
+
 def test_a_finished_game_leaves_only_documented_keys(cluster: Cluster) -> None:
     cluster.stack.start_worker()
     cluster.stack.start_worker()
@@ -114,6 +130,7 @@ def test_a_finished_game_leaves_only_documented_keys(cluster: Cluster) -> None:
     assert call(client, "GET", f"/games/{game_id}/verify")[1]["verified"] is True
 
     redis = cluster.runtime.redis
+    drains_end(cluster)
     rows = documented_keys()
     kept: list[str] = []
     for raw in redis.scan_iter(count=1000):
