@@ -105,7 +105,8 @@ def reconcile_pass(limit: int | None = None) -> JSON:
             "checked": checked,
         }
     redis.hset(keys.reconciler(), mapping=mapping)
-    # Games on the drains' list with every slot's drain lost: a fresh drain for them.
+    # Games waiting on the drains' list and a slot free (its drain lost with its
+    # worker, say): a fresh drain for them.
     kicked = ctx.runtime.drains.dispatch() is not None
     periodic_pass(ctx.store)  # retention: archive, expire unjoined tables, watch memory
     if enqueued:

@@ -18,6 +18,7 @@ from service.runtime import Runtime
 from workers import jobs
 from workers.context import WorkerContext, install
 from workers.embedded import EmbeddedWorker
+from workers.reconcile import reconcile_pass
 
 
 def drains_on(client: Any, slots: int = 1, linger_s: float = 0.0) -> tuple[Drains, list[Any]]:
@@ -119,6 +120,23 @@ def test_a_failing_follow_up_does_not_hold_up_the_games_behind_it(
     assert ctx.runtime.queue.fetch_job(failed).meta["game_id"] == broken
     # Its retry is set on the timers index (the backoff), as for any failed follow-up.
     assert ctx.store.redis.zscore(ctx.runtime.followups.due_key(broken), broken) is not None
+
+
+def test_the_reconciler_starts_a_drain_for_games_whose_drain_was_lost(
+    ctx: WorkerContext,
+) -> None:
+    game_id = bot_table(ctx)
+    version = ctx.store.version(game_id)
+    # The drain's job vanished with its worker and its slot's lease ran out; the game
+    # is still on the list and its marker still alive.
+    ctx.runtime.queue.empty()  # type: ignore[no-untyped-call]
+    ctx.runtime.queue_redis.delete(ctx.runtime.drains.slot_key(0))
+    assert ctx.runtime.drains.backlog() == 1
+    assert reconcile_pass()["drain_started"] is True
+    assert len(ctx.runtime.queue) == 1
+    EmbeddedWorker(ctx.runtime).drain()
+    assert ctx.store.version(game_id) > version
+    assert reconcile_pass()["drain_started"] is False  # nothing waits: nothing started
 
 
 @pytest.mark.redis
