@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from .helpers import Site, game_id_of, keep_pace, seat_of, wait_for_move
 from .i18n_support import english_found, screen_text
-from .table_support import events_of, play_murlan_turn
+from .table_support import events_of, horizontal_overflow, play_murlan_turn
 from .test_replay import finished_hazari
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -51,6 +51,7 @@ class Session:
         page.wait_for_timeout(100)  # one frame for the layout to settle before the picture
         self.look()
         self.site.shot(page, f"i18n-{name}-{self.lang}-phone")
+        assert horizontal_overflow(page) == 0, f"{name} in {self.lang} is wider than a phone"
         page.set_viewport_size(DESKTOP)
 
     def assert_no_english(self, names: set[str]) -> None:

@@ -232,3 +232,34 @@ def test_a_game_that_does_not_exist(page: Page, site: Site) -> None:
     page.set_viewport_size(PHONE)
     assert horizontal_overflow(page) == 0
     site.shot(page, "table-missing-phone")
+
+
+def test_a_board_table_wider_than_a_phone_scrolls_inside_the_board(
+    browser: Browser, site: Site
+) -> None:
+    """An Azi board at a match's end in Russian: six columns and a column of
+    "пропускает" (sits out) marks are wider than 390 px. The table scrolls inside the
+    board; the page itself never gets wider than the phone."""
+    context = context_at(browser, site, PHONE, "instant")
+    page = context.new_page()
+    try:
+        page.goto("/table/no-such-game-here")  # the table page's stylesheet and layout
+        expect(page.locator("#missing")).to_be_visible()
+        page.evaluate(
+            """() => {
+              const board = document.querySelector('#board');
+              board.hidden = false;
+              const head = ['Игрок', 'Фишки', 'Ставка', 'В банке', 'Взятки', ''];
+              const row = ['Зара', '0', '0', '0', '0', 'пропускает'];
+              board.innerHTML = '<table class="list"><thead><tr>' +
+                head.map((x) => `<th>${x}</th>`).join('') + '</tr></thead><tbody>' +
+                [0, 1, 2].map(() => '<tr>' + row.map((x) => `<td>${x}</td>`).join('') +
+                '</tr>').join('') + '</tbody></table>';
+            }"""
+        )
+        table = page.locator("#board table.list")
+        expect(table).to_be_visible()
+        assert horizontal_overflow(page) == 0
+        assert table.evaluate("t => t.scrollWidth > t.clientWidth"), "it does not scroll"
+    finally:
+        context.close()
