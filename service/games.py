@@ -155,6 +155,15 @@ def seat_scoped_key(seat: int, idempotency_key: str) -> str:
 Followup = Callable[[str, int], None]
 
 
+def new_game_id() -> str:
+    """96 random bits, URL-safe, never starting with ``-``: a command line
+    (``cardroom replay <id>``) would take such an id for an option."""
+    while True:
+        game_id = secrets.token_urlsafe(12)
+        if not game_id.startswith("-"):
+            return game_id
+
+
 class GameService:
     """Commands and queries of cardroom's games; one per process, thread-safe.
 
@@ -239,7 +248,7 @@ class GameService:
         """A new table, seating; its seed is drawn and kept, its commitment published."""
         seed = new_server_seed()
         while True:
-            game_id = secrets.token_urlsafe(12)
+            game_id = new_game_id()
             events = table.create(game_id, game, options, seats, commitment(seed))
             self.store.put_secret(game_id, seed)
             try:

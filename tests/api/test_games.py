@@ -9,6 +9,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from schemas.api import GamesPage
+from service import games as games_module
 from service.games import GameService
 from service.store import keys
 
@@ -153,3 +154,12 @@ def test_view_errors(api: Api, client: FlaskClient) -> None:
     malformed = client.get(f"/games/{tab.game_id}", headers={"Authorization": "Basic abc"})
     assert malformed.status_code == 401
     assert other.tokens[0] not in foreign.get_data(as_text=True)
+
+
+def test_a_new_game_id_never_starts_with_a_dash(
+    service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cardroom replay -K3…` would read the id as an option: such a draw is drawn again."""
+    draws = iter(["-K3xJ9aQw2bZpLm0", "K3xJ9aQw2bZpLm0-"])
+    monkeypatch.setattr(games_module.secrets, "token_urlsafe", lambda n: next(draws))
+    assert service.create_game("murlan").game_id == "K3xJ9aQw2bZpLm0-"
