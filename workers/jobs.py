@@ -63,14 +63,25 @@ def drain_followups(slot: int, token: str) -> JSON:
     drains = context().runtime.drains
     served = 0
     lingered = False
+    renewed = started
+    # While it lingers and games keep coming, the next is waited for at once (one
+    # already on the list comes back at once): no ``take`` in between while the
+    # slot's lease, which a take renews, is fresh.
+    waiting = False
     while True:
-        taken = drains.take(slot, token)
-        if taken is LOST:
-            break  # the slot's lease ran out and another drain took over
-        game_id = cast(str | None, taken)
-        if game_id is None and served and not lingered and drains.linger_s > 0:
-            lingered = True
+        if waiting and time.monotonic() - renewed < drains.lease_ms / 2000:
             game_id = drains.wait(drains.linger_s)
+            lingered = True
+        else:
+            taken = drains.take(slot, token)
+            renewed = time.monotonic()
+            if taken is LOST:
+                break  # the slot's lease ran out and another drain took over
+            game_id = cast(str | None, taken)
+            if game_id is None and served and not lingered and drains.linger_s > 0:
+                lingered = True
+                game_id = drains.wait(drains.linger_s)
+        waiting = game_id is not None and lingered
         if game_id is None:
             if drains.release(slot, token):
                 break

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -174,3 +175,71 @@ def test_the_in_process_worker_s_drains_do_not_wait(real_redis: redis.Redis) -> 
     assert runtime.drains.linger_s == 0.2  # a worker process's drains wait a moment
     EmbeddedWorker(runtime)
     assert runtime.drains.linger_s == 0.0
+
+
+class ScriptedDrains:
+    """A drain's list played from a script: ``first`` is on it when the drain
+    starts, ``arrivals`` come one by one while it waits; every call is recorded."""
+
+    linger_s = 0.2
+    lease_ms = 5_000
+
+    def __init__(self, first: str, arrivals: list[str]) -> None:
+        self.listed = [first]
+        self.arrivals = arrivals
+        self.calls: list[str] = []
+
+    def take(self, slot: int, token: str) -> str | None:
+        self.calls.append("take")
+        return self.listed.pop(0) if self.listed else None
+
+    def wait(self, timeout_s: float) -> str | None:
+        self.calls.append("wait")
+        return self.arrivals.pop(0) if self.arrivals else None
+
+    def release(self, slot: int, token: str) -> bool:
+        self.calls.append("release")
+        return not self.listed
+
+    def hand_over(self, slot: int, token: str) -> None:
+        self.calls.append("hand_over")
+
+
+def drain_with_clock(
+    ctx: WorkerContext, monkeypatch: pytest.MonkeyPatch, drains: ScriptedDrains, step_s: float
+) -> list[str]:
+    """Run a drain job on ``drains``; each follow-up takes ``step_s`` on a fake
+    clock. The games it served, in order."""
+    now = [0.0]
+    served: list[str] = []
+
+    def process(game_id: str) -> None:
+        served.append(game_id)
+        now[0] += step_s
+
+    monkeypatch.setattr(ctx.runtime, "_drains", drains)
+    monkeypatch.setattr(jobs, "process_game", process)
+    monkeypatch.setattr(jobs, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    jobs.drain_followups(0, "token")
+    return served
+
+
+def test_a_lingering_drain_waits_for_game_after_game_without_taking_in_between(
+    ctx: WorkerContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Moves that come one at a time while a drain lingers cost it one blocking
+    read each: no ``take`` in between while its slot's lease is fresh."""
+    drains = ScriptedDrains("a", ["b", "c", "d"])
+    assert drain_with_clock(ctx, monkeypatch, drains, step_s=0.01) == ["a", "b", "c", "d"]
+    assert drains.calls == ["take", "take", "wait", "wait", "wait", "wait", "release"]
+
+
+def test_a_drain_serving_arrivals_renews_its_lease_in_time(
+    ctx: WorkerContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past half its slot's lease a lingering drain takes (which renews the lease)
+    before it waits again."""
+    drains = ScriptedDrains("a", ["b", "c"])
+    drains.lease_ms = 2_000  # half of it, 1 s after the last take, passes while c is served
+    assert drain_with_clock(ctx, monkeypatch, drains, step_s=0.6) == ["a", "b", "c"]
+    assert drains.calls == ["take", "take", "wait", "wait", "take", "wait", "release"]
