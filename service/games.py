@@ -606,7 +606,8 @@ class GameService:
         anew; otherwise the job already queued or running sees this append
         before it lets the marker go (see :mod:`service.coalesce`)."""
         DEFAULT_CACHE.put(new, result.at_ms)
-        lag.appended(self.store.redis, new.game_id, new.version - (old.version if old else 0))
+        if not result.lag_counted:  # a cluster: the lag keys are not in the game's slot
+            lag.appended(self.store.redis, new.game_id, new.version - (old.version if old else 0))
         if old is not None and old.status != new.status:
             self.store.set_status(new.game_id, new.status)
         if not result.fresh:

@@ -1,13 +1,15 @@
 """Projection lag kept as it changes, so ``/metrics`` reads it in O(1).
 
-Every game whose events are not all folded into its snapshot has an entry
-in one sorted set (``cardroom:{metrics}:lag``, game id → events behind), and
-their sum is kept beside it (``cardroom:{metrics}:lag_total``); one Lua
-script per change keeps the two consistent. Appends add the events they
-wrote; a projection sets the game's lag to what is left after it (usually
-0), which also corrects any drift (an append counted during a projection, a
-process that died between its append and its count). A scrape reads the
-sum and the largest entry: two commands whatever the number of games.
+Every game whose events are not all folded into its snapshot has an entry in
+one sorted set (``cardroom:{metrics}:lag``, game id → events behind), and their
+sum is kept beside it (``cardroom:{metrics}:lag_total``); one Lua script per
+change keeps the two consistent. Appends add the events they wrote (on a
+standalone Redis the append script itself does, in the same round trip, see
+:data:`service.store.lua.APPEND`); a projection sets the game's lag to what is
+left after it (usually 0), which also corrects any drift (an append counted
+during a projection, a process that died between its append and its count). A
+scrape reads the sum and the largest entry: two commands whatever the number of
+games.
 """
 
 from __future__ import annotations

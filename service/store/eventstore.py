@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
+from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -35,6 +36,7 @@ from schemas.codec import (
     state_schema_id,
 )
 from schemas.compact import expand
+from service import lag
 from service.engines.base import Event
 from service.engines.game import Game, GameCreated
 from service.engines.registry import GAMES
@@ -98,6 +100,9 @@ class AppendResult:
     fresh: bool = field(default=False, compare=False)
     """True when this append set the game's follow-up marker anew: no follow-up
     job was pending, so the caller must enqueue one."""
+    lag_counted: bool = field(default=False, compare=False)
+    """True when the append script itself counted the events as projection lag
+    (:mod:`service.lag`; a standalone Redis), so the caller must not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +186,9 @@ class EventStore:
         """Seals server seeds at rest (``None``: in the clear); see :mod:`service.store.seeds`."""
         self.idempotency_ttl_ms = idempotency_ttl_s * 1000
         self.followup_lease_ms = followup_lease_ms
+        self.counts_lag = not isinstance(redis, RedisCluster)
+        """Appends count their events as projection lag in the same script: on a
+        standalone Redis only (the lag keys are not in a game's slot)."""
         self.index = GamesIndex(redis, index_shards)
         self._append = redis.register_script(lua.APPEND)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
@@ -223,6 +231,7 @@ class EventStore:
             "0" if response is None else "1",
             response or "",
             self.followup_lease_ms,
+            game_id if self.counts_lag else "",
         ]
         for event in events:
             args.extend(pack_event(event))
@@ -242,6 +251,7 @@ class EventStore:
             "0",
             "",
             self.followup_lease_ms,
+            "",  # imported events are not counted as lag: their import projects them
         ]
         for entry in entries:
             args.extend(entry)
@@ -253,6 +263,9 @@ class EventStore:
         script_keys = [keys.events(game_id), keys.followup(game_id)]
         if idempotency_key is not None:
             script_keys.append(keys.idem(game_id, idempotency_key))
+        counted = args[5] != ""
+        if counted:
+            script_keys.extend((lag.LAG, lag.TOTAL))
         if self.wait_replicas:
             reply, acked = self._append_and_wait(script_keys, args)
         else:
@@ -263,7 +276,11 @@ class EventStore:
             result = _parse_record(reply[1])
         else:
             result = AppendResult(
-                int(reply[1]), int(reply[2]), at_ms=int(reply[3]), fresh=reply[4] == 1
+                int(reply[1]),
+                int(reply[2]),
+                at_ms=int(reply[3]),
+                fresh=reply[4] == 1,
+                lag_counted=counted,
             )
         if acked < self.wait_replicas:
             raise NotReplicated(

@@ -2,6 +2,9 @@
 
 Every script touches only keys of one hash-tagged slot (one game, or one
 index shard), all passed in ``KEYS``, so the scripts run on Redis Cluster.
+The one exception is asked for only on a standalone Redis: there the append
+also counts its events as projection lag (:mod:`service.lag`), which saves
+every append a second round trip.
 """
 
 from __future__ import annotations
@@ -10,17 +13,23 @@ from typing import Final
 
 APPEND: Final = """
 -- KEYS[1]: the game's stream; KEYS[2]: its follow-up marker;
--- KEYS[3] (optional): the idempotency record.
+-- KEYS[3] (optional): the idempotency record; then, when ARGV[6] is not
+-- '', the projection-lag set and total (service.lag), last.
 -- ARGV[1]: expected version; ARGV[2]: record TTL in ms;
 -- ARGV[3]: '1' when ARGV[4] holds a response to keep with the record;
--- ARGV[5]: the marker's TTL in ms;
+-- ARGV[5]: the marker's TTL in ms; ARGV[6]: the game id under which the
+-- events appended count as projection lag ('' = the caller counts them);
 -- then four per event: type, schema_version, fields JSON, at_ms ('' = now).
 -- Returns {2, record} for a repeated key, {0, version} on a stale
 -- expected version, else {1, first_version, last_version, last_at_ms, fresh}:
 -- fresh is 1 when the marker was newly set (no follow-up job was pending,
 -- the caller must enqueue one), 0 when a pending job will see this append.
-if KEYS[3] then
-  local record = redis.call('GET', KEYS[3])
+local own = #KEYS
+if ARGV[6] ~= '' then own = own - 2 end
+local idem = nil
+if own >= 3 then idem = KEYS[3] end
+if idem then
+  local record = redis.call('GET', idem)
   if record then return {2, record} end
 end
 local current = redis.call('XLEN', KEYS[1])
@@ -28,7 +37,7 @@ if current ~= tonumber(ARGV[1]) then return {0, current} end
 local now = nil
 local last_at = nil
 local version = current
-for i = 6, #ARGV, 4 do
+for i = 7, #ARGV, 4 do
   local at = ARGV[i + 3]
   if at == '' then
     if not now then
@@ -42,10 +51,16 @@ for i = 6, #ARGV, 4 do
     't', ARGV[i], 'v', ARGV[i + 1], 'd', ARGV[i + 2])
   last_at = at
 end
-if KEYS[3] then
+if idem then
   local record = (current + 1) .. ':' .. version
   if ARGV[3] == '1' then record = record .. ':' .. ARGV[4] end
-  redis.call('SET', KEYS[3], record, 'PX', ARGV[2])
+  redis.call('SET', idem, record, 'PX', ARGV[2])
+end
+if ARGV[6] ~= '' then
+  local added = version - current
+  local behind = tonumber(redis.call('ZSCORE', KEYS[own + 1], ARGV[6]) or '0') + added
+  redis.call('ZADD', KEYS[own + 1], behind, ARGV[6])
+  redis.call('INCRBY', KEYS[own + 2], added)
 end
 local fresh = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])

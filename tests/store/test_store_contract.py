@@ -7,6 +7,8 @@ import threading
 
 import pytest
 
+from schemas.codec import pack_event
+from service import lag
 from service.engines import game as table
 from service.store import AppendResult, EventStore, archive, keys
 from service.store.errors import BadGameId, CorruptExport, GameExists, GameNotFound, VersionConflict
@@ -101,6 +103,29 @@ def test_a_conflicting_append_does_not_burn_its_idempotency_key(store: EventStor
     with pytest.raises(VersionConflict):
         store.append("g1", timeouts(1), 1, idempotency_key="k")
     assert store.append("g1", timeouts(1), 2, idempotency_key="k") == AppendResult(3, 3)
+
+
+def test_appends_count_their_events_as_projection_lag(store: EventStore) -> None:
+    """On a standalone Redis the append script counts the events it wrote as the
+    game's projection lag (no round trip of its own); on a cluster the lag keys
+    live in another slot and the result says the caller must count them."""
+    first = store.append("g1", [created("g1")], 0)
+    store.append("g1", timeouts(2), 1)
+    store.append("g1", timeouts(2), 3, idempotency_key="k")
+    store.append("g1", timeouts(2, start=5), 3, idempotency_key="k")  # a repeat adds nothing
+    with pytest.raises(VersionConflict):
+        store.append("g1", timeouts(1), 1)  # nor does a refused append
+    # nor an import's entries: the import projects them itself
+    store.append_stored("g2", [(*pack_event(created("g2")), 1_700_000_000_000)], 0)
+    if not store.counts_lag:  # a cluster
+        assert not first.lag_counted and lag.read(store.redis) == (0, 0)
+        return
+    assert first.lag_counted
+    assert lag.read(store.redis) == (5, 5)
+    lag.projected(store.redis, "g1", 0)
+    assert lag.read(store.redis) == (0, 0)
+    store.append("g1", timeouts(1), 5)
+    assert lag.read(store.redis) == (1, 1)
 
 
 def test_idempotency_records_expire(store: EventStore) -> None:
