@@ -41,7 +41,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Final
 
-from .store import keys, lua
+from .store import Dispatch, keys, lua
 from .store.clients import block_slice_ms, run_script
 
 CLAIM_BATCH: Final = 100
@@ -247,6 +247,13 @@ class Drains:
             return None
         self.enqueue(slot, token)
         return slot
+
+    def inline(self) -> Dispatch:
+        """What an append needs to do :meth:`dispatch`'s work itself, in its own
+        script (:class:`service.store.Dispatch`), when it sets its game's marker
+        anew: the list, the slots and a fresh token."""
+        slot_keys = tuple(self.slot_key(i) for i in range(max(1, self.slots())))
+        return Dispatch(self.pending, slot_keys, self.lease_ms, secrets.token_hex(8))
 
     def take(self, slot: int, token: str) -> str | object | None:
         """The next game for the drain in ``slot`` (its lease renewed), ``None``

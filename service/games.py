@@ -36,6 +36,7 @@ from service.seattokens import derive_token, server_key
 from service.store import (
     DEFAULT_CACHE,
     AppendResult,
+    Dispatch,
     EventStore,
     GameNotFound,
     StoredEvent,
@@ -153,6 +154,8 @@ def seat_scoped_key(seat: int, idempotency_key: str) -> str:
 
 
 Followup = Callable[[str, int], None]
+StartDrain = Callable[[int, str], None]
+"""``start_drain(slot, token)``: enqueue the drain job of a slot an append took."""
 
 
 def new_game_id() -> str:
@@ -167,17 +170,25 @@ def new_game_id() -> str:
 class GameService:
     """Commands and queries of cardroom's games; one per process, thread-safe.
 
-    ``followup(game_id, version)`` is called after every append; it defaults
-    to enqueueing the workers' job at once. The HTTP layer passes one that
-    enqueues once the answer has gone out, to keep it off a move's latency.
+    ``followup(game_id, version)`` is called after an append that set its
+    game's follow-up marker anew, unless the append script put the game on the
+    drains' list itself (:meth:`service.runtime.Runtime.append_dispatch`);
+    ``start_drain(slot, token)`` when that script took a free drain slot. Both
+    default to enqueueing at once; the HTTP layer passes ones that enqueue
+    once the answer has gone out, to keep them off a move's latency.
     """
 
     def __init__(
-        self, runtime: Runtime, store: EventStore, followup: Followup | None = None
+        self,
+        runtime: Runtime,
+        store: EventStore,
+        followup: Followup | None = None,
+        start_drain: StartDrain | None = None,
     ) -> None:
         self.runtime = runtime
         self.store = store
         self.followup: Followup = followup or runtime.enqueue_followup
+        self.start_drain: StartDrain = start_drain or runtime.enqueue_drain
 
     # -- queries -------------------------------------------------------------
     def load(self, game_id: str) -> table.Game:
@@ -251,15 +262,16 @@ class GameService:
             game_id = new_game_id()
             events = table.create(game_id, game, options, seats, commitment(seed))
             self.store.put_secret(game_id, seed)
+            dispatch = self.runtime.append_dispatch()
             try:
-                result = self.store.append(game_id, events, 0)
+                result = self.store.append(game_id, events, 0, dispatch=dispatch)
             except VersionConflict:  # 96 random bits collided: draw another id
                 continue
             break
         self.store.index_game(game_id, game, "seating", int(time.time() * 1000))
         self._touch(game_id)
         state = table.fold(events)
-        self._after_append(None, state, result)
+        self._after_append(None, state, result, dispatch)
         return state
 
     def keep_creation(self, scope: str, idempotency_key: str, game_id: str) -> str:
@@ -588,23 +600,34 @@ class GameService:
         new_state = table.fold(events, state)
         response = respond(new_state, events) if respond is not None else None
         kept = response if idempotency_key is not None else None
+        dispatch = self.runtime.append_dispatch()
         with APPEND_SECONDS.time():
-            result = self.store.append(state.game_id, events, state.version, idempotency_key, kept)
+            result = self.store.append(
+                state.game_id, events, state.version, idempotency_key, kept, dispatch
+            )
         if result.duplicate:
             return new_state, result
         if any(isinstance(e, table.SeedRevealed) for e in events):
             # the event now holds the seed: the stored copy would only be a second one
             self.store.redis.delete(keys.secret(state.game_id))
-        self._after_append(state, new_state, result)
+        self._after_append(state, new_state, result, dispatch)
         return new_state, AppendResult(result.first_version, result.last_version, False, response)
 
-    def _after_append(self, old: table.Game | None, new: table.Game, result: AppendResult) -> None:
+    def _after_append(
+        self,
+        old: table.Game | None,
+        new: table.Game,
+        result: AppendResult,
+        dispatch: Dispatch | None = None,
+    ) -> None:
         """Bookkeeping after a successful append: the cached state, the projection
         lag, the index, the workers.
 
-        A follow-up job is enqueued only when the append set the game's marker
-        anew; otherwise the job already queued or running sees this append
-        before it lets the marker go (see :mod:`service.coalesce`)."""
+        A follow-up is started only when the append set the game's marker anew;
+        otherwise the follow-up already queued or running sees this append
+        before it lets the marker go (see :mod:`service.coalesce`). Given a
+        ``dispatch``, the append script itself put the game on the drains' list:
+        only a drain job for the slot it took is left to enqueue."""
         DEFAULT_CACHE.put(new, result.at_ms)
         if not result.lag_counted:  # a cluster: the lag keys are not in the game's slot
             lag.appended(self.store.redis, new.game_id, new.version - (old.version if old else 0))
@@ -613,7 +636,10 @@ class GameService:
         if not result.fresh:
             return
         try:
-            self.followup(new.game_id, new.version)
+            if result.drain_slot is None:
+                self.followup(new.game_id, new.version)
+            elif result.drain_slot >= 0 and dispatch is not None:
+                self.start_drain(result.drain_slot, dispatch.token)
         except Exception:  # the move stands; the workers' reconciliation finds the game
             log.exception("could not enqueue the follow-up of game %s", new.game_id)
 

@@ -21,6 +21,7 @@ from .store.seeds import SeedCipher, default_cipher, is_in_process
 
 if TYPE_CHECKING:
     from .coalesce import Drains, Followups
+    from .store import Dispatch
 
 FOLLOWUP_JOB = "workers.jobs.process_game"
 DRAIN_JOB = "workers.jobs.drain_followups"
@@ -189,6 +190,21 @@ class Runtime:
         (:meth:`service.coalesce.Followups.request`)."""
         self.drains.dispatch(game_id)
         self.wake.set()
+
+    @property
+    def dispatch_on_append(self) -> bool:
+        """Whether appends put their games on the drains' list themselves (in the
+        append script, :class:`service.store.Dispatch`): when the queue lives on
+        the store's Redis and that is not a cluster (the embedded mode, or no
+        ``CARDROOM_QUEUE_URL`` of its own)."""
+        return self.embedded or (
+            self.settings.queue_url is None and not self.settings.redis_cluster
+        )
+
+    def append_dispatch(self) -> Dispatch | None:
+        """The :class:`service.store.Dispatch` to give an append, if
+        :attr:`dispatch_on_append`."""
+        return self.drains.inline() if self.dispatch_on_append else None
 
     def enqueue_drain(self, slot: int, token: str) -> None:
         """Enqueue the drain job of ``slot`` (no id of its own, so never refused

@@ -58,7 +58,7 @@ def create_app(
         followup_lease_ms=int(settings.followup_lease_s * 1000),
         seeds=runtime.seed_cipher(),
     )
-    app.extensions["cardroom"] = GameService(runtime, store, deferred(runtime))
+    app.extensions["cardroom"] = GameService(runtime, store, *deferred(runtime))
     init_followups(app, runtime)
 
     errors.register(app)

@@ -28,7 +28,7 @@ from .errors import (
     StoreError,
     VersionConflict,
 )
-from .eventstore import AppendResult, EventStore, LoadParts, RawEvent, StoredEvent
+from .eventstore import AppendResult, Dispatch, EventStore, LoadParts, RawEvent, StoredEvent
 from .index import BadCursor, GameSummary
 from .load import DEFAULT_CACHE, StateCache, load_game, load_game_and_tokens
 
@@ -38,6 +38,7 @@ __all__ = [
     "BadCursor",
     "BadGameId",
     "CorruptExport",
+    "Dispatch",
     "EventStore",
     "GameExists",
     "GameNotFound",

@@ -103,6 +103,25 @@ class AppendResult:
     lag_counted: bool = field(default=False, compare=False)
     """True when the append script itself counted the events as projection lag
     (:mod:`service.lag`; a standalone Redis), so the caller must not."""
+    drain_slot: int | None = field(default=None, compare=False)
+    """When the append was given a :class:`Dispatch` and set the marker anew: the
+    game is on the drains' list, and this is the slot it took (a drain job must
+    be enqueued for it) or -1 (the drains running serve it). ``None``: the
+    caller sees to the follow-up."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dispatch:
+    """The drains' list and slots (:class:`service.coalesce.Drains`), for an
+    append that sets its game's marker anew to put the game on the list and
+    take a free slot in the same script, as ``DRAIN_DISPATCH`` would.
+
+    Only where the queue shares the store's standalone Redis."""
+
+    pending: str
+    slots: tuple[str, ...]
+    lease_ms: int
+    token: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +226,7 @@ class EventStore:
         expected_version: int,
         idempotency_key: str | None = None,
         response: str | None = None,
+        dispatch: Dispatch | None = None,
     ) -> AppendResult:
         """Append ``events`` after version ``expected_version`` (the version
         the caller's decision was based on; 0 creates the game).
@@ -214,6 +234,8 @@ class EventStore:
         Raises :class:`VersionConflict` when the stream is elsewhere. With an
         ``idempotency_key`` already used for this game, writes nothing and
         returns the first append's result (``duplicate=True``) and ``response``.
+        With ``dispatch``, an append that sets the game's follow-up marker anew
+        also puts the game on the drains' list (see :attr:`AppendResult.drain_slot`).
         """
         if not events:
             raise ValueError("append needs at least one event")
@@ -231,12 +253,14 @@ class EventStore:
             "0" if response is None else "1",
             response or "",
             self.followup_lease_ms,
-            game_id if self.counts_lag else "",
+            game_id,
+            "1" if self.counts_lag else "0",
+            *_dispatch_args(dispatch),
         ]
         for event in events:
             args.extend(pack_event(event))
             args.append("")  # at_ms: the server's time
-        return self._run_append(game_id, args, expected_version, idempotency_key)
+        return self._run_append(game_id, args, expected_version, idempotency_key, dispatch)
 
     def append_stored(
         self, game_id: str, entries: Sequence[tuple[str, int, bytes, int]], expected_version: int
@@ -251,21 +275,30 @@ class EventStore:
             "0",
             "",
             self.followup_lease_ms,
-            "",  # imported events are not counted as lag: their import projects them
+            game_id,
+            "0",  # imported events are not counted as lag: their import projects them
+            *_dispatch_args(None),
         ]
         for entry in entries:
             args.extend(entry)
         return self._run_append(game_id, args, expected_version, None)
 
     def _run_append(
-        self, game_id: str, args: list[Any], expected_version: int, idempotency_key: str | None
+        self,
+        game_id: str,
+        args: list[Any],
+        expected_version: int,
+        idempotency_key: str | None,
+        dispatch: Dispatch | None = None,
     ) -> AppendResult:
         script_keys = [keys.events(game_id), keys.followup(game_id)]
         if idempotency_key is not None:
             script_keys.append(keys.idem(game_id, idempotency_key))
-        counted = args[5] != ""
+        counted = args[6] == "1"
         if counted:
             script_keys.extend((lag.LAG, lag.TOTAL))
+        if dispatch is not None:
+            script_keys.extend((dispatch.pending, *dispatch.slots))
         if self.wait_replicas:
             reply, acked = self._append_and_wait(script_keys, args)
         else:
@@ -281,6 +314,7 @@ class EventStore:
                 at_ms=int(reply[3]),
                 fresh=reply[4] == 1,
                 lag_counted=counted,
+                drain_slot=int(reply[5]) if int(reply[5]) > -2 else None,
             )
         if acked < self.wait_replicas:
             raise NotReplicated(
@@ -612,6 +646,15 @@ def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
 def _split_id(entry_id: bytes) -> tuple[int, int]:
     ms, _, seq = entry_id.partition(b"-")
     return int(ms), int(seq)
+
+
+def _dispatch_args(dispatch: Dispatch | None) -> tuple[Any, ...]:
+    """The append script's ARGV[8:11] for ``dispatch``."""
+    if dispatch is None:
+        return (0, 0, "")
+    if not dispatch.slots:
+        raise ValueError("a dispatch needs at least one drain slot")
+    return (len(dispatch.slots), dispatch.lease_ms, dispatch.token)
 
 
 def _parse_record(record: bytes) -> AppendResult:

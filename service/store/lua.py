@@ -3,8 +3,10 @@
 Every script touches only keys of one hash-tagged slot (one game, or one
 index shard), all passed in ``KEYS``, so the scripts run on Redis Cluster.
 The one exception is asked for only on a standalone Redis: there the append
-also counts its events as projection lag (:mod:`service.lag`), which saves
-every append a second round trip.
+also counts its events as projection lag (:mod:`service.lag`) and, when the
+queue shares that Redis, puts a game newly in need of a follow-up on the
+drains' list (:class:`service.coalesce.Drains`), which saves every append
+two round trips.
 """
 
 from __future__ import annotations
@@ -12,20 +14,29 @@ from __future__ import annotations
 from typing import Final
 
 APPEND: Final = """
--- KEYS[1]: the game's stream; KEYS[2]: its follow-up marker;
--- KEYS[3] (optional): the idempotency record; then, when ARGV[6] is not
--- '', the projection-lag set and total (service.lag), last.
+-- KEYS[1]: the game's stream; KEYS[2]: its follow-up marker; then, in this
+-- order and each only when asked for: the idempotency record; the
+-- projection-lag set and total (service.lag); the drains' list and its slots
+-- (service.coalesce.Drains).
 -- ARGV[1]: expected version; ARGV[2]: record TTL in ms;
 -- ARGV[3]: '1' when ARGV[4] holds a response to keep with the record;
--- ARGV[5]: the marker's TTL in ms; ARGV[6]: the game id under which the
--- events appended count as projection lag ('' = the caller counts them);
+-- ARGV[5]: the marker's TTL in ms; ARGV[6]: the game id;
+-- ARGV[7]: '1' to count the events appended as the game's projection lag;
+-- ARGV[8]: how many drain slots follow the drains' list in KEYS (0: the
+-- list is not given, the caller sees to the follow-up); ARGV[9]: the slots'
+-- lease in ms; ARGV[10]: the token of a slot taken;
 -- then four per event: type, schema_version, fields JSON, at_ms ('' = now).
 -- Returns {2, record} for a repeated key, {0, version} on a stale
--- expected version, else {1, first_version, last_version, last_at_ms, fresh}:
--- fresh is 1 when the marker was newly set (no follow-up job was pending,
--- the caller must enqueue one), 0 when a pending job will see this append.
+-- expected version, else {1, first_version, last_version, last_at_ms, fresh,
+-- slot}: fresh is 1 when the marker was newly set (no follow-up was pending:
+-- one must be started), 0 when a pending follow-up will see this append.
+-- slot, when fresh and the drains' list was given: the game is on the list,
+-- and slot is the index of the free slot taken (a drain job must be enqueued
+-- for it) or -1 (the drains running serve the list); otherwise -2.
+local slots = tonumber(ARGV[8])
 local own = #KEYS
-if ARGV[6] ~= '' then own = own - 2 end
+if ARGV[7] == '1' then own = own - 2 end
+if slots > 0 then own = own - slots - 1 end
 local idem = nil
 if own >= 3 then idem = KEYS[3] end
 if idem then
@@ -37,7 +48,7 @@ if current ~= tonumber(ARGV[1]) then return {0, current} end
 local now = nil
 local last_at = nil
 local version = current
-for i = 7, #ARGV, 4 do
+for i = 11, #ARGV, 4 do
   local at = ARGV[i + 3]
   if at == '' then
     if not now then
@@ -56,7 +67,7 @@ if idem then
   if ARGV[3] == '1' then record = record .. ':' .. ARGV[4] end
   redis.call('SET', idem, record, 'PX', ARGV[2])
 end
-if ARGV[6] ~= '' then
+if ARGV[7] == '1' then
   local added = version - current
   local behind = tonumber(redis.call('ZSCORE', KEYS[own + 1], ARGV[6]) or '0') + added
   redis.call('ZADD', KEYS[own + 1], behind, ARGV[6])
@@ -64,7 +75,19 @@ if ARGV[6] ~= '' then
 end
 local fresh = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
-return {1, current + 1, version, last_at, fresh == 1 and 1 or 0}
+local slot = -2
+if fresh == 1 and slots > 0 then
+  local list = #KEYS - slots
+  redis.call('LPUSH', KEYS[list], ARGV[6])
+  slot = -1
+  for i = 1, slots do
+    if redis.call('SET', KEYS[list + i], ARGV[10], 'NX', 'PX', ARGV[9]) then
+      slot = i - 1
+      break
+    end
+  end
+end
+return {1, current + 1, version, last_at, fresh == 1 and 1 or 0, slot}
 """
 
 LOAD: Final = """

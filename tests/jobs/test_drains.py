@@ -16,6 +16,8 @@ import redis
 from service.coalesce import LOST, Drains
 from service.config import load_settings
 from service.runtime import Runtime
+from service.store import EventStore
+from tests.store.helpers import created, timeouts
 from workers import jobs
 from workers.context import WorkerContext, install
 from workers.embedded import EmbeddedWorker
@@ -243,3 +245,64 @@ def test_a_drain_serving_arrivals_renews_its_lease_in_time(
     drains.lease_ms = 2_000  # half of it, 1 s after the last take, passes while c is served
     assert drain_with_clock(ctx, monkeypatch, drains, step_s=0.6) == ["a", "b", "c"]
     assert drains.calls == ["take", "take", "wait", "wait", "take", "wait", "release"]
+
+
+@pytest.fixture(params=["fake", pytest.param("real", marks=pytest.mark.redis)])
+def standalone(request: pytest.FixtureRequest) -> Any:
+    """A standalone Redis (fakeredis, then the real one): where the queue may share
+    the store's Redis."""
+    return request.getfixturevalue(f"{request.param}_redis")
+
+
+def test_an_append_puts_its_game_on_the_drains_list_in_its_own_script(standalone: Any) -> None:
+    """Where the queue shares the store's Redis, an append that sets its game's marker
+    anew does the dispatch itself: the game goes on the list and a free slot is
+    taken (one drain job to enqueue), with no round trip of its own; appends
+    while the marker is held, or with every slot taken, start nothing."""
+    store = EventStore(standalone)
+    drains, enqueued = drains_on(standalone, slots=2)
+    first = store.append("g1", [created("g1")], 0, dispatch=drains.inline())
+    assert first.fresh and first.drain_slot == 0
+    assert standalone.lrange(drains.pending, 0, -1) == [b"g1"]
+    again = store.append("g1", timeouts(1), 1, dispatch=drains.inline())
+    assert not again.fresh and again.drain_slot is None  # the follow-up pending sees it
+    assert standalone.llen(drains.pending) == 1
+    second = store.append("g2", [created("g2")], 0, dispatch=drains.inline())
+    assert second.drain_slot == 1
+    third = store.append("g3", [created("g3")], 0, dispatch=drains.inline())
+    assert third.fresh and third.drain_slot == -1  # both slots held: the drains serve it
+    assert standalone.lrange(drains.pending, 0, -1) == [b"g3", b"g2", b"g1"]
+    without = store.append("g4", [created("g4")], 0)
+    assert without.fresh and without.drain_slot is None  # the caller dispatches
+    assert standalone.llen(drains.pending) == 3
+    assert enqueued == []  # enqueueing the drain job is left to the caller
+
+
+def test_a_move_s_follow_up_needs_no_dispatch_of_its_own(
+    ctx: WorkerContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded runtime shares one Redis: a game's appends put it on the list
+    themselves, and only the drain job of the slot taken is enqueued."""
+    assert ctx.runtime.dispatch_on_append
+
+    def no_dispatch(game_id: str = "") -> None:
+        raise AssertionError("the append dispatched the follow-up itself")
+
+    with monkeypatch.context() as m:
+        m.setattr(ctx.runtime.drains, "dispatch", no_dispatch)
+        game_id = bot_table(ctx)
+    assert ctx.runtime.drains.backlog() == 1 and len(ctx.runtime.queue) == 1
+    EmbeddedWorker(ctx.runtime).drain()
+    assert ctx.service.load(game_id).over
+    assert ctx.store.snapshot_version(game_id) == ctx.store.version(game_id)
+
+
+def test_a_queue_of_its_own_or_a_cluster_dispatches_after_the_append() -> None:
+    def runtime(**settings: Any) -> Runtime:
+        return Runtime(load_settings(**settings), None, None)
+
+    assert runtime(redis_url="redis://127.0.0.1:6379/0").dispatch_on_append
+    separate = runtime(redis_url="redis://a:6379/0", queue_url="redis://b:6379/0")
+    assert not separate.dispatch_on_append and separate.append_dispatch() is None
+    cluster = runtime(redis_url="redis://a:7000", redis_cluster=True, queue_url="redis://b:6379/0")
+    assert not cluster.dispatch_on_append
