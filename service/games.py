@@ -19,7 +19,9 @@ import hmac
 import json
 import logging
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
@@ -158,6 +160,32 @@ StartDrain = Callable[[int, str], None]
 """``start_drain(slot, token)``: enqueue the drain job of a slot an append took."""
 
 
+class TokenHashes:
+    """The seats' token hashes of up to ``maxsize`` games, as their latest load
+    read them, least recently used dropped first; thread-safe. A hash once
+    stored stays as long as its game (seats are never given new tokens), so
+    a hash found here opens its seat even if more seats were taken since."""
+
+    def __init__(self, maxsize: int = 1024) -> None:
+        self.maxsize = maxsize
+        self._hashes: OrderedDict[str, Mapping[Any, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str) -> Mapping[Any, Any] | None:
+        with self._lock:
+            return self._hashes.get(game_id)
+
+    def put(self, game_id: str, hashes: Mapping[Any, Any]) -> None:
+        with self._lock:
+            self._hashes[game_id] = hashes
+            self._hashes.move_to_end(game_id)
+            while len(self._hashes) > self.maxsize:
+                self._hashes.popitem(last=False)
+
+
+KNOWN_TOKENS: Final = TokenHashes()
+
+
 def new_game_id() -> str:
     """96 random bits, URL-safe, never starting with ``-``: a command line
     (``cardroom replay <id>``) would take such an id for an option."""
@@ -220,6 +248,27 @@ class GameService:
             {**asdict(item), "last_event_at": at} for item, at in zip(items, times, strict=True)
         ], next_cursor
 
+    def seat_for_move(self, game_id: str, token: str | None) -> tuple[int, table.Game, str | None]:
+        """The seat ``token`` opens and the state to decide its move on, with no
+        round trip when this process has the game cached: the state kept by
+        its last load or append, and the token among the seats' hashes its
+        last load read (a seat's token is never replaced while its game
+        lives). The third value is then the id of the cached state's last
+        entry, for :meth:`submit_move` (the append checks the stream still
+        ends there, and a cached state that turns out stale is looked at no
+        further). Otherwise :meth:`seat_and_state`, and ``None``."""
+        if token is None:
+            raise Unauthenticated()
+        cached = DEFAULT_CACHE.entry(game_id)
+        hashes = KNOWN_TOKENS.get(game_id)
+        if cached is not None and hashes is not None:
+            state, at_ms = cached
+            seat = _match_token(hashes, token)
+            if seat is not None and at_ms is not None and not state.over:
+                return seat, state, f"{state.version}-{at_ms}"
+        seat, state = self.seat_and_state(game_id, token)
+        return seat, state, None
+
     def seat_and_state(self, game_id: str, token: str | None) -> tuple[int, table.Game]:
         """:meth:`authenticate` (a token is required) and :meth:`load` in one round
         trip to Redis: the token hashes are read by the same script as the state."""
@@ -228,6 +277,7 @@ class GameService:
         if not keys.GAME_ID_RE.fullmatch(game_id):
             raise GameNotFound(game_id)
         state, hashes = load_game_and_tokens(self.store, game_id)
+        KNOWN_TOKENS.put(game_id, hashes)
         seat = _match_token(hashes, token)
         if seat is None:
             raise Forbidden()
@@ -438,6 +488,7 @@ class GameService:
         expected_version: int | None = None,
         idempotency_key: str | None = None,
         state: table.Game | None = None,
+        last_entry: str | None = None,
     ) -> MoveResult:
         """A seat's move: shape-checked, decided by the engine, appended atomically.
 
@@ -447,7 +498,8 @@ class GameService:
         append script refuses a key it has seen, and a decision that fails looks
         the key up, so an accepted move costs no extra look-up. Keys are scoped
         to the seat: another seat's same key is another request.
-        ``state``: the game as just loaded, to decide on first.
+        ``state``: the game as just loaded, to decide on first; with
+        ``last_entry``, the cached state :meth:`seat_for_move` found instead.
         """
         fingerprint = _fingerprint(seat, move, expected_version)
         if idempotency_key is not None:
@@ -461,7 +513,14 @@ class GameService:
 
         try:
             result = self._move(
-                game_id, seat, decide, expected_version, idempotency_key, fingerprint, state
+                game_id,
+                seat,
+                decide,
+                expected_version,
+                idempotency_key,
+                fingerprint,
+                state,
+                last_entry,
             )
         except Exception:
             # A retry is decided like a new request (the append itself refuses a key
@@ -536,6 +595,7 @@ class GameService:
         idempotency_key: str | None,
         fingerprint: str | None,
         state: table.Game | None = None,
+        last_entry: str | None = None,
     ) -> MoveResult:
         answers: list[tuple[JSON, str]] = []
 
@@ -554,7 +614,7 @@ class GameService:
             return f'{{"fp":{json.dumps(fingerprint)},"body":{text}}}'
 
         _, _, result = self._commit(
-            game_id, decide, expected_version, idempotency_key, respond, state
+            game_id, decide, expected_version, idempotency_key, respond, state, last_entry
         )
         if result.duplicate:
             return self._replay(game_id, result, fingerprint)
@@ -570,23 +630,38 @@ class GameService:
         idempotency_key: str | None = None,
         respond: Callable[[table.Game, Sequence[Event]], str] | None = None,
         loaded: table.Game | None = None,
+        last_entry: str | None = None,
     ) -> tuple[table.Game, list[Event], AppendResult]:
         """Decide on the current state (``loaded``, if just read) and append;
-        re-decide after a lost race unless the caller pinned ``expected_version``."""
+        re-decide after a lost race unless the caller pinned ``expected_version``.
+
+        ``last_entry`` says ``loaded`` is this process's cached state, not read
+        just now (see :meth:`seat_for_move`): the append then also checks that
+        the stream still ends with that entry, and anything the cached state
+        would answer other than an append (another version than the one
+        expected, a decision refused, a lost race) is asked again of the
+        stream's current state, as if the cached state had not been there."""
         attempts = 1 if expected_version is not None else CONFLICT_RETRIES
-        for attempt in range(attempts):
-            state = loaded if loaded is not None and attempt == 0 else self.load(game_id)
-            if expected_version is not None and state.version != expected_version:
-                raise VersionConflict(game_id, expected_version, state.version)
-            events = decide(state)
+        attempt = 0
+        state = loaded
+        while True:
+            if state is None:
+                state = self.load(game_id)
             try:
-                new_state, result = self._append(state, events, idempotency_key, respond)
-            except VersionConflict:
-                if attempt + 1 == attempts:
-                    raise
+                if expected_version is not None and state.version != expected_version:
+                    raise VersionConflict(game_id, expected_version, state.version)
+                events = decide(state)
+                new_state, result = self._append(
+                    state, events, idempotency_key, respond, last_entry
+                )
+            except Exception as exc:
+                if last_entry is None:
+                    attempt += 1
+                    if not isinstance(exc, VersionConflict) or attempt >= attempts:
+                        raise
+                state, last_entry = None, None
                 continue
             return new_state, events, result
-        raise AssertionError("unreachable")
 
     def _append(
         self,
@@ -594,16 +669,18 @@ class GameService:
         events: list[Event],
         idempotency_key: str | None = None,
         respond: Callable[[table.Game, Sequence[Event]], str] | None = None,
+        last_entry: str | None = None,
     ) -> tuple[table.Game, AppendResult]:
         """Append ``events`` at ``state``'s version. ``respond`` renders the
-        answer, kept with the idempotency key so a retry gets the same one."""
+        answer, kept with the idempotency key so a retry gets the same one.
+        ``last_entry``: see :meth:`_commit`."""
         new_state = table.fold(events, state)
         response = respond(new_state, events) if respond is not None else None
         kept = response if idempotency_key is not None else None
         dispatch = self.runtime.append_dispatch()
         with APPEND_SECONDS.time():
             result = self.store.append(
-                state.game_id, events, state.version, idempotency_key, kept, dispatch
+                state.game_id, events, state.version, idempotency_key, kept, dispatch, last_entry
             )
         if result.duplicate:
             return new_state, result

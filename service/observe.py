@@ -124,7 +124,8 @@ def init_observability(app: Flask, service: Any) -> None:
             "outcome": "ok" if response.status_code < 400 else "rejected",
         }
         if request.method == "POST" and request.path.endswith("/moves"):
-            _count_move(response, entry, _game_of(service, game_id))
+            game = g.get("cardroom_game") or _game_of(service, game_id)
+            _count_move(response, entry, game)
         # Static files (scripts, styles, catalogs) at DEBUG: a page load is one line.
         level = logging.DEBUG if endpoint in STATIC_ENDPOINTS else logging.INFO
         log.log(level, "request", extra=entry)

@@ -15,11 +15,12 @@ bp = Blueprint("moves", __name__)
 @bp.post("/games/<game_id>/moves")
 def submit_move(game_id: str) -> Response:
     svc = service()
-    seat, state = svc.seat_and_state(game_id, bearer_token())
+    seat, state, cached = svc.seat_for_move(game_id, bearer_token())
+    g.cardroom_game = state.game  # for the moves metric, no look-up needed
     charge_move(game_id, seat)
     req = body(MoveRequest)
     result = svc.submit_move(
-        game_id, seat, req.move, req.expected_version, req.idempotency_key, state
+        game_id, seat, req.move, req.expected_version, req.idempotency_key, state, cached
     )
     headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
     g.cardroom_move_version = result.body["version"]  # for the request's log line

@@ -227,6 +227,7 @@ class EventStore:
         idempotency_key: str | None = None,
         response: str | None = None,
         dispatch: Dispatch | None = None,
+        last_entry: str | None = None,
     ) -> AppendResult:
         """Append ``events`` after version ``expected_version`` (the version
         the caller's decision was based on; 0 creates the game).
@@ -236,6 +237,11 @@ class EventStore:
         returns the first append's result (``duplicate=True``) and ``response``.
         With ``dispatch``, an append that sets the game's follow-up marker anew
         also puts the game on the drains' list (see :attr:`AppendResult.drain_slot`).
+        ``last_entry``: the id (``<version>-<ms>``) of the entry the caller's
+        state ends with, when that state was not read from the stream just now
+        (a cached one): the append is then also refused as a
+        :class:`VersionConflict` if the stream ends with another entry of that
+        version (a failover lost the one the state holds).
         """
         if not events:
             raise ValueError("append needs at least one event")
@@ -256,6 +262,7 @@ class EventStore:
             game_id,
             "1" if self.counts_lag else "0",
             *_dispatch_args(dispatch),
+            last_entry or "",
         ]
         for event in events:
             args.extend(pack_event(event))
@@ -278,6 +285,7 @@ class EventStore:
             game_id,
             "0",  # imported events are not counted as lag: their import projects them
             *_dispatch_args(None),
+            "",
         ]
         for entry in entries:
             args.extend(entry)

@@ -24,12 +24,15 @@ APPEND: Final = """
 -- ARGV[7]: '1' to count the events appended as the game's projection lag;
 -- ARGV[8]: how many drain slots follow the drains' list in KEYS (0: the
 -- list is not given, the caller sees to the follow-up); ARGV[9]: the slots'
--- lease in ms; ARGV[10]: the token of a slot taken;
+-- lease in ms; ARGV[10]: the token of a slot taken; ARGV[11]: the id the
+-- stream's last entry must have ('' = not checked: the caller's state was
+-- read from the stream just now);
 -- then four per event: type, schema_version, fields JSON, at_ms ('' = now).
 -- Returns {2, record} for a repeated key, {0, version} on a stale
--- expected version, else {1, first_version, last_version, last_at_ms, fresh,
--- slot}: fresh is 1 when the marker was newly set (no follow-up was pending:
--- one must be started), 0 when a pending follow-up will see this append.
+-- expected version (or a last entry other than ARGV[11]), else
+-- {1, first_version, last_version, last_at_ms, fresh, slot}: fresh is 1
+-- when the marker was newly set (no follow-up was pending: one must be
+-- started), 0 when a pending follow-up will see this append.
 -- slot, when fresh and the drains' list was given: the game is on the list,
 -- and slot is the index of the free slot taken (a drain job must be enqueued
 -- for it) or -1 (the drains running serve the list); otherwise -2.
@@ -45,10 +48,14 @@ if idem then
 end
 local current = redis.call('XLEN', KEYS[1])
 if current ~= tonumber(ARGV[1]) then return {0, current} end
+if ARGV[11] ~= '' then
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  if #last == 0 or last[1][1] ~= ARGV[11] then return {0, current} end
+end
 local now = nil
 local last_at = nil
 local version = current
-for i = 11, #ARGV, 4 do
+for i = 12, #ARGV, 4 do
   local at = ARGV[i + 3]
   if at == '' then
     if not now then

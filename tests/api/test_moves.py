@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service.games import Forbidden, GameService
+from service.games import KNOWN_TOKENS, Forbidden, GameService
 from service.store import DEFAULT_CACHE, GameNotFound, keys
 from service.store.errors import VersionConflict
 
@@ -238,3 +238,99 @@ def test_a_creation_key_opens_one_table_per_client(api: Api) -> None:
         first.get_json()["game_id"],
         other.get_json()["game_id"],
     }
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, service: GameService) -> list[object]:
+    """The commands the service sends to its Redis from now on."""
+    redis = service.store.redis
+    sent: list[object] = []
+    real = redis.execute_command
+
+    def counting(*args: Any, **options: Any) -> Any:
+        sent.append(args[0])
+        return real(*args, **options)
+
+    monkeypatch.setattr(redis, "execute_command", counting)
+    return sent
+
+
+def _murlan_turn(api: Api) -> tuple[Table, int, dict[str, Any], int]:
+    """A Murlan table at its first turn, seen by the seat to act (so cached)."""
+    tab = api.table("murlan")
+    seat = api.view(tab.game_id)["to_act"][0]
+    view = api.view(tab.game_id, tab.tokens[seat])
+    return tab, seat, view["legal_moves"][0], view["version"]
+
+
+def test_a_move_after_the_seat_s_view_is_decided_without_a_load(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The view left the game and its seats' hashes cached in this process: the
+    move is decided on that state and sent in one command, the append, which
+    checks the stream still ends where the cached state does."""
+    tab, seat, move, version = _murlan_turn(api)
+    sent = _counting(monkeypatch, api.service)
+    r = api.move(tab.game_id, tab.tokens[seat], move, expected_version=version)
+    assert r.status_code == 201, r.get_json()
+    assert sent == ["EVALSHA"]  # the append; its follow-up was dispatched by it
+    r.close()
+    assert api.service.store.version(tab.game_id) == r.get_json()["version"]
+
+
+def test_a_stale_cached_state_is_never_the_answer(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process's cached state is a move behind (another API process took it):
+    a move pinned to the stream's version, and one not pinned whose seat was
+    not to act in the stale state, are both decided again on the current state
+    and accepted."""
+    tab, seat, move, version = _murlan_turn(api)
+    stale = DEFAULT_CACHE.entry(tab.game_id)
+    assert stale is not None and stale[0].version == version
+    assert api.move(tab.game_id, tab.tokens[seat], move).status_code == 201
+    for pinned in (True, False):
+        current = api.view(tab.game_id)
+        actor = current["to_act"][0]
+        legal = api.view(tab.game_id, tab.tokens[actor])["legal_moves"][0]
+        DEFAULT_CACHE.drop(tab.game_id)
+        DEFAULT_CACHE.put(*stale)  # as if the moves since had been made elsewhere
+        extra = {"expected_version": current["version"]} if pinned else {}
+        r = api.move(tab.game_id, tab.tokens[actor], legal, **extra)
+        assert r.status_code == 201, (pinned, r.get_json())
+        assert r.get_json()["first_version"] == current["version"] + 1
+
+
+def test_a_cached_state_whose_last_entry_a_failover_lost_is_not_built_on(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached state of the stream's version but with another last entry (a
+    failover lost the one it holds and another took its version): the append
+    refuses it, and the move is decided on the stream's own state."""
+    tab, seat, move, version = _murlan_turn(api)
+    state, at_ms = DEFAULT_CACHE.entry(tab.game_id) or (None, None)
+    assert state is not None and at_ms is not None
+    DEFAULT_CACHE.drop(tab.game_id)
+    DEFAULT_CACHE.put(state, at_ms - 1)  # the entry it names is not in the stream
+    sent = _counting(monkeypatch, api.service)
+    r = api.move(tab.game_id, tab.tokens[seat], move, expected_version=version)
+    assert r.status_code == 201, r.get_json()
+    # the refused append, the load (that drops the cached state), the append
+    assert sent == ["EVALSHA", "EVALSHA", "EVALSHA"]
+    assert DEFAULT_CACHE.entry(tab.game_id) is not None
+
+
+def test_a_token_not_among_the_cached_hashes_is_looked_up(api: Api) -> None:
+    """The cached hashes may predate a seat taken since: a token not among them
+    is looked for among the stored ones before it is refused."""
+    tab = api.table("murlan")
+    seat = api.view(tab.game_id)["to_act"][0]
+    api.view(tab.game_id, tab.tokens[seat])
+    service = api.service
+    known = KNOWN_TOKENS.get(tab.game_id)
+    assert known is not None
+    KNOWN_TOKENS.put(tab.game_id, {})  # as if no seat had been taken when it was read
+    found, _, cached = service.seat_for_move(tab.game_id, tab.tokens[seat])
+    assert found == seat and cached is None  # from the stored hashes
+    assert KNOWN_TOKENS.get(tab.game_id) == known
+    with pytest.raises(Forbidden):
+        service.seat_for_move(tab.game_id, tab.tokens[seat] + "x")
