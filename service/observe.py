@@ -112,6 +112,12 @@ def init_observability(app: Flask, service: Any) -> None:
         endpoint = request.endpoint or "unknown"
         REQUESTS.labels(endpoint, str(response.status_code)).inc()
         REQUEST_SECONDS.labels(endpoint).observe(duration)
+        moved = request.method == "POST" and request.path.endswith("/moves")
+        # Static files (scripts, styles, catalogs) at DEBUG: a page load is one line.
+        level = logging.DEBUG if endpoint in STATIC_ENDPOINTS else logging.INFO
+        logged = log.isEnabledFor(level)
+        if not (moved or logged):
+            return response
         view_args = request.view_args or {}
         game_id = view_args.get("game_id")
         entry: dict[str, Any] = {
@@ -123,12 +129,11 @@ def init_observability(app: Flask, service: Any) -> None:
             "game_id": game_id,
             "outcome": "ok" if response.status_code < 400 else "rejected",
         }
-        if request.method == "POST" and request.path.endswith("/moves"):
+        if moved:
             game = g.get("cardroom_game") or _game_of(service, game_id)
             _count_move(response, entry, game)
-        # Static files (scripts, styles, catalogs) at DEBUG: a page load is one line.
-        level = logging.DEBUG if endpoint in STATIC_ENDPOINTS else logging.INFO
-        log.log(level, "request", extra=entry)
+        if logged:
+            log.log(level, "request", extra=entry)
         return response
 
 

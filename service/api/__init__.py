@@ -7,7 +7,7 @@ failure into ``application/problem+json``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask, Response
@@ -27,6 +27,23 @@ from .limits import init_cors, init_limits
 from .streamcaps import StreamSlots
 
 
+class CardroomFlask(Flask):
+    """Flask, with its check for ``async def`` views and hooks made once per
+    function instead of on every call (:meth:`Flask.ensure_sync`, which Flask
+    asks to be overridden for such changes): a request runs half a dozen hooks."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._sync: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        try:
+            return self._sync[func]
+        except KeyError:
+            sync = self._sync[func] = super().ensure_sync(func)
+            return sync
+
+
 def create_app(
     settings: Settings | None = None,
     runtime: Runtime | None = None,
@@ -38,7 +55,7 @@ def create_app(
     check only, see :mod:`service.streams`)."""
     settings = settings or load_settings()
     runtime = runtime or Runtime.from_settings(settings)
-    app = Flask(__name__)
+    app = CardroomFlask(__name__)
     app.config.update(
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         RATELIMIT_ENABLED=True,

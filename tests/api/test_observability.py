@@ -63,3 +63,24 @@ def test_each_request_logs_one_json_line_without_secrets(
         assert token not in err
     for card in view["hand"]:
         assert f'"{card}"' not in err
+
+
+def test_moves_are_counted_with_the_request_log_off(
+    api: Api, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Below INFO the request log line is not even built; the metrics still count."""
+    table = api.table("murlan")
+    seat = api.view(table.game_id)["to_act"][0]
+    legal = api.view(table.game_id, table.tokens[seat])["legal_moves"][0]
+    before = api.client.get("/metrics").get_data(as_text=True)
+    capfd.readouterr()
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="cardroom.http"):
+        assert api.move(table.game_id, table.tokens[seat], legal).status_code == 201
+    assert not [r for r in caplog.records if r.name == "cardroom.http"]
+    assert '"msg": "request"' not in capfd.readouterr().err
+    text = api.client.get("/metrics").get_data(as_text=True)
+    accepted = dict(game="murlan", outcome="accepted")
+    assert metric(text, "cardroom_moves_total", **accepted) == (
+        metric(before, "cardroom_moves_total", **accepted) + 1
+    )
