@@ -23,6 +23,10 @@ job as before. The slot is freed only while the list is empty, in one script,
 so a game added as a drain ends always finds a free slot (and enqueues a new
 drain) or a drain that will take it. A drain lost with its worker leaves its
 games' markers to expire (the reconciler pokes them) and its slot to a lease.
+Where the queue shares the store's standalone Redis, the append script itself
+puts a game whose marker it set anew on the list and takes a free slot
+(:meth:`Drains.inline`, :class:`service.store.Dispatch`): the same work as
+:meth:`Drains.dispatch`, with no round trip of its own.
 
 The timers index (:func:`service.store.keys.due`) holds, per game, the time its
 follow-up must run again: a bot's thinking delay, a turn timeout, a retry's
