@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-LAG: Final = "cardroom:{metrics}:lag"
-TOTAL: Final = "cardroom:{metrics}:lag_total"
+from .store import keys
+
+LAG: Final = keys.LAG
+TOTAL: Final = keys.LAG_TOTAL
 
 CHANGE: Final = """
 -- KEYS: the lag set, the total. ARGV: game id, amount, '1' to set it (else add).

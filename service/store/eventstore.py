@@ -36,7 +36,6 @@ from schemas.codec import (
     state_schema_id,
 )
 from schemas.compact import expand
-from service import lag
 from service.engines.base import Event
 from service.engines.game import Game, GameCreated
 from service.engines.registry import GAMES
@@ -102,7 +101,7 @@ class AppendResult:
     job was pending, so the caller must enqueue one."""
     lag_counted: bool = field(default=False, compare=False)
     """True when the append script itself counted the events as projection lag
-    (:mod:`service.lag`; a standalone Redis), so the caller must not."""
+    (``service.lag``; a standalone Redis), so the caller must not."""
     drain_slot: int | None = field(default=None, compare=False)
     """When the append was given a :class:`Dispatch` and set the marker anew: the
     game is on the drains' list, and this is the slot it took (a drain job must
@@ -304,7 +303,7 @@ class EventStore:
             script_keys.append(keys.idem(game_id, idempotency_key))
         counted = args[6] == "1"
         if counted:
-            script_keys.extend((lag.LAG, lag.TOTAL))
+            script_keys.extend((keys.LAG, keys.LAG_TOTAL))
         if dispatch is not None:
             script_keys.extend((dispatch.pending, *dispatch.slots))
         if self.wait_replicas:
