@@ -243,7 +243,7 @@ class Drains:
         and, if a slot is free, take it and enqueue a drain for it; the slot
         taken, or ``None`` when the drains running will serve the list."""
         token = secrets.token_hex(8)
-        slot_keys = [self.slot_key(i) for i in range(max(1, self.slots()))]
+        slot_keys = self._slot_keys()
         slot = int(
             self._dispatch(keys=[self.pending, *slot_keys], args=[game_id, self.lease_ms, token])
         )
@@ -256,8 +256,11 @@ class Drains:
         """What an append needs to do :meth:`dispatch`'s work itself, in its own
         script (:class:`service.store.Dispatch`), when it sets its game's marker
         anew: the list, the slots and a fresh token."""
-        slot_keys = tuple(self.slot_key(i) for i in range(max(1, self.slots())))
-        return Dispatch(self.pending, slot_keys, self.lease_ms, secrets.token_hex(8))
+        return Dispatch(self.pending, self._slot_keys(), self.lease_ms, secrets.token_hex(8))
+
+    def _slot_keys(self) -> tuple[str, ...]:
+        """The keys of the slots drains may hold now (at least one)."""
+        return tuple(self.slot_key(i) for i in range(max(1, self.slots())))
 
     def take(self, slot: int, token: str) -> str | object | None:
         """The next game for the drain in ``slot`` (its lease renewed), ``None``

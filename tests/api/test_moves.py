@@ -55,12 +55,8 @@ def test_token_errors(api: Api, client: FlaskClient) -> None:
     assert api.service.store.version(tab.game_id) == version
 
 
-def test_a_moves_token_check_and_load_are_one_round_trip(
-    api: Api, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    tab = api.table("hazari")
-    other = api.table("hazari")
-    service = api.service
+def _counting(monkeypatch: pytest.MonkeyPatch, service: GameService) -> list[object]:
+    """The commands the service sends to its Redis from now on."""
     redis = service.store.redis
     sent: list[object] = []
     real = redis.execute_command
@@ -70,6 +66,16 @@ def test_a_moves_token_check_and_load_are_one_round_trip(
         return real(*args, **options)
 
     monkeypatch.setattr(redis, "execute_command", counting)
+    return sent
+
+
+def test_a_moves_token_check_and_load_are_one_round_trip(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tab = api.table("hazari")
+    other = api.table("hazari")
+    service = api.service
+    sent = _counting(monkeypatch, service)
     for cached in (True, False):
         if not cached:
             DEFAULT_CACHE.clear()
@@ -238,20 +244,6 @@ def test_a_creation_key_opens_one_table_per_client(api: Api) -> None:
         first.get_json()["game_id"],
         other.get_json()["game_id"],
     }
-
-
-def _counting(monkeypatch: pytest.MonkeyPatch, service: GameService) -> list[object]:
-    """The commands the service sends to its Redis from now on."""
-    redis = service.store.redis
-    sent: list[object] = []
-    real = redis.execute_command
-
-    def counting(*args: Any, **options: Any) -> Any:
-        sent.append(args[0])
-        return real(*args, **options)
-
-    monkeypatch.setattr(redis, "execute_command", counting)
-    return sent
 
 
 def _murlan_turn(api: Api) -> tuple[Table, int, dict[str, Any], int]:
