@@ -28,7 +28,15 @@ from .errors import (
     StoreError,
     VersionConflict,
 )
-from .eventstore import AppendResult, Dispatch, EventStore, LoadParts, RawEvent, StoredEvent
+from .eventstore import (
+    AppendResult,
+    Dispatch,
+    EventStore,
+    LoadParts,
+    Projection,
+    RawEvent,
+    StoredEvent,
+)
 from .index import BadCursor, GameSummary
 from .load import DEFAULT_CACHE, StateCache, load_game, load_game_and_tokens
 
@@ -45,6 +53,7 @@ __all__ = [
     "GameSummary",
     "LoadParts",
     "NotReplicated",
+    "Projection",
     "RawEvent",
     "StateCache",
     "StoreError",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -102,6 +102,10 @@ class AppendResult:
     lag_counted: bool = field(default=False, compare=False)
     """True when the append script itself counted the events as projection lag
     (``service.lag``; a standalone Redis), so the caller must not."""
+    projected: bool = field(default=False, compare=False)
+    """True when the append script projected the append itself (it was given
+    a :class:`Projection` and no follow-up was pending): the snapshot is at
+    ``last_version`` and no follow-up is needed."""
     drain_slot: int | None = field(default=None, compare=False)
     """When the append was given a :class:`Dispatch` and set the marker anew: the
     game is on the drains' list, and this is the slot it took (a drain job must
@@ -121,6 +125,32 @@ class Dispatch:
     slots: tuple[str, ...]
     lease_ms: int
     token: str
+
+
+@dataclass(frozen=True, slots=True)
+class Projection:
+    """What an append needs to project itself in its own script, when nothing
+    but the fold is left to do after it (see :meth:`EventStore.append`): the
+    state after its events, and the read model's changes a follow-up would
+    make (see ``workers.jobs.project_round``).
+
+    Only on a standalone Redis (the timers index is not in a game's slot)."""
+
+    state: Game
+    """The state after the events appended."""
+    begun: Mapping[int, int]
+    """Seat -> the version at which its turn began, for the turns that began in
+    the events appended (their :data:`keys.TURN_FIELD` marks are set)."""
+    idle: tuple[int, ...]
+    """The seats with no turn now (their marks are cleared)."""
+    to_act: tuple[int, ...]
+    """The seats to act, each a person whose turn times out (none automatic)."""
+    limit_ms: int | None
+    """The table's turn limit (``None``: turns never time out)."""
+    due_key: str
+    """The timers index's sorted set that holds the game's entry
+    (:meth:`service.coalesce.Followups.due_key`): set to the first of the
+    ``to_act`` seats' deadlines, or removed when none is due."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,9 +234,13 @@ class EventStore:
         """Seals server seeds at rest (``None``: in the clear); see :mod:`service.store.seeds`."""
         self.idempotency_ttl_ms = idempotency_ttl_s * 1000
         self.followup_lease_ms = followup_lease_ms
-        self.counts_lag = not isinstance(redis, RedisCluster)
+        self.cluster = isinstance(redis, RedisCluster)
+        self.counts_lag = not self.cluster
         """Appends count their events as projection lag in the same script: on a
         standalone Redis only (the lag keys are not in a game's slot)."""
+        self.projects_appends = not self.cluster
+        """Appends may project themselves (:class:`Projection`): on a standalone
+        Redis only (the timers index is not in a game's slot)."""
         self.index = GamesIndex(redis, index_shards)
         self._append = redis.register_script(lua.APPEND)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
@@ -227,6 +261,7 @@ class EventStore:
         response: str | None = None,
         dispatch: Dispatch | None = None,
         last_entry: str | None = None,
+        projection: Projection | None = None,
     ) -> AppendResult:
         """Append ``events`` after version ``expected_version`` (the version
         the caller's decision was based on; 0 creates the game).
@@ -241,6 +276,13 @@ class EventStore:
         (a cached one): the append is then also refused as a
         :class:`VersionConflict` if the stream ends with another entry of that
         version (a failover lost the one the state holds).
+
+        With ``projection`` (the state the events fold to, and what a
+        follow-up would make of them), an append finding no follow-up
+        pending and the snapshot at ``expected_version`` projects itself in
+        the same script: it writes the snapshot and the turn marks, sets the
+        game's timer and leaves the marker alone (:attr:`AppendResult.projected`:
+        no follow-up to start). Otherwise it is appended as without.
         """
         if not events:
             raise ValueError("append needs at least one event")
@@ -262,11 +304,47 @@ class EventStore:
             "1" if self.counts_lag else "0",
             *_dispatch_args(dispatch),
             last_entry or "",
+            *self._projection_args(game_id, expected_version, events, projection),
         ]
         for event in events:
             args.extend(pack_event(event))
             args.append("")  # at_ms: the server's time
-        return self._run_append(game_id, args, expected_version, idempotency_key, dispatch)
+        return self._run_append(
+            game_id, args, expected_version, idempotency_key, dispatch, projection
+        )
+
+    def _projection_args(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[Event],
+        projection: Projection | None,
+    ) -> tuple[Any, ...]:
+        """The append script's ARGV[12:18] for ``projection``."""
+        if projection is None:
+            return NO_PROJECTION
+        state = projection.state
+        if not self.projects_appends:
+            raise ValueError("an append projects itself on a standalone Redis only")
+        if state.game_id != game_id or state.version != expected_version + len(events):
+            raise ValueError(
+                f"projection of game {state.game_id!r} at version {state.version} "
+                f"given for {len(events)} events of {game_id!r} after {expected_version}"
+            )
+        begun = " ".join(
+            f"{seat}:{since}"
+            for seat, since in sorted(projection.begun.items())
+            if since > expected_version
+        )
+        return (
+            encode_state(state),
+            state_schema_id(state.game),
+            state.game,
+            begun,
+            " ".join(map(str, projection.idle)),
+            " ".join(map(str, projection.to_act)),
+            "" if projection.limit_ms is None else projection.limit_ms,
+        )
 
     def append_stored(
         self, game_id: str, entries: Sequence[tuple[str, int, bytes, int]], expected_version: int
@@ -285,6 +363,7 @@ class EventStore:
             "0",  # imported events are not counted as lag: their import projects them
             *_dispatch_args(None),
             "",
+            *NO_PROJECTION,
         ]
         for entry in entries:
             args.extend(entry)
@@ -297,10 +376,13 @@ class EventStore:
         expected_version: int,
         idempotency_key: str | None,
         dispatch: Dispatch | None = None,
+        projection: Projection | None = None,
     ) -> AppendResult:
         script_keys = [keys.events(game_id), keys.followup(game_id)]
         if idempotency_key is not None:
             script_keys.append(keys.idem(game_id, idempotency_key))
+        if projection is not None:
+            script_keys.extend((keys.snapshot(game_id), keys.meta(game_id), projection.due_key))
         counted = args[6] == "1"
         if counted:
             script_keys.extend((keys.LAG, keys.LAG_TOTAL))
@@ -321,6 +403,7 @@ class EventStore:
                 at_ms=int(reply[3]),
                 fresh=reply[4] == 1,
                 lag_counted=counted,
+                projected=reply[6] == 1,
                 drain_slot=int(reply[5]) if int(reply[5]) > -2 else None,
             )
         if acked < self.wait_replicas:
@@ -653,6 +736,10 @@ def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
 def _split_id(entry_id: bytes) -> tuple[int, int]:
     ms, _, seq = entry_id.partition(b"-")
     return int(ms), int(seq)
+
+
+NO_PROJECTION: Final = ("", "", "", "", "", "", "")
+"""The append script's ARGV[12:18] when the append does not project itself."""
 
 
 def _dispatch_args(dispatch: Dispatch | None) -> tuple[Any, ...]:

@@ -71,8 +71,14 @@ def ledger(game_id: str) -> str:
 
 
 def meta(game_id: str) -> str:
-    """Free per-game bookkeeping of the workers (timers, job marks)."""
+    """Free per-game bookkeeping of the workers (timers, job marks): among its
+    fields, :data:`TURN_FIELD` ``<seat>`` = ``<version>:<at_ms>``, where and
+    when the seat's current turn began."""
     return _game_key(game_id, "meta")
+
+
+TURN_FIELD: Final = "turn:"
+"""The prefix of the :func:`meta` fields that say when each seat's turn began."""
 
 
 def index_shard(game_id: str, shards: int = INDEX_SHARDS) -> int:

@@ -3,10 +3,12 @@
 Every script touches only keys of one hash-tagged slot (one game, or one
 index shard), all passed in ``KEYS``, so the scripts run on Redis Cluster.
 The one exception is asked for only on a standalone Redis: there the append
-also counts its events as projection lag (:mod:`service.lag`) and, when the
-queue shares that Redis, puts a game newly in need of a follow-up on the
-drains' list (:class:`service.coalesce.Drains`), which saves every append
-two round trips.
+also counts its events as projection lag (:mod:`service.lag`), may project
+itself (writing the snapshot and setting the game's entry in the timers
+index, :class:`service.store.Projection`) and, when the queue shares that
+Redis, puts a game newly in need of a follow-up on the drains' list
+(:class:`service.coalesce.Drains`), which saves every append two round trips
+and, when it projects itself, a follow-up.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from typing import Final
 
 APPEND: Final = """
 -- KEYS[1]: the game's stream; KEYS[2]: its follow-up marker; then, in this
--- order and each only when asked for: the idempotency record; the
--- projection-lag set and total (service.lag); the drains' list and its slots
--- (service.coalesce.Drains).
+-- order and each only when asked for: the idempotency record; the game's
+-- snapshot, its meta hash and its timers-index entry's sorted set (to project
+-- the append itself); the projection-lag set and total (service.lag); the
+-- drains' list and its slots (service.coalesce.Drains).
 -- ARGV[1]: expected version; ARGV[2]: record TTL in ms;
 -- ARGV[3]: '1' when ARGV[4] holds a response to keep with the record;
 -- ARGV[5]: the marker's TTL in ms; ARGV[6]: the game id;
@@ -27,21 +30,46 @@ APPEND: Final = """
 -- lease in ms; ARGV[10]: the token of a slot taken; ARGV[11]: the id the
 -- stream's last entry must have ('' = not checked: the caller's state was
 -- read from the stream just now);
--- then four per event: type, schema_version, fields JSON, at_ms ('' = now).
+-- ARGV[12..18], to project the append itself ('' in ARGV[12]: not asked):
+-- the state after the events, encoded; its state schema id; the game's name;
+-- the seats whose turn began in these events, as 'seat:version' separated by
+-- spaces; the seats with no turn now; the seats to act; the turn limit in ms
+-- ('': none);
+-- then four per event, from ARGV[19]: type, schema_version, fields JSON,
+-- at_ms ('' = now).
 -- Returns {2, record} for a repeated key, {0, version} on a stale
 -- expected version (or a last entry other than ARGV[11]), else
--- {1, first_version, last_version, last_at_ms, fresh, slot}: fresh is 1
--- when the marker was newly set (no follow-up was pending: one must be
--- started), 0 when a pending follow-up will see this append.
+-- {1, first_version, last_version, last_at_ms, fresh, slot, projected}:
+-- fresh is 1 when the marker was newly set (no follow-up was pending: one
+-- must be started), 0 when a pending follow-up will see this append (or
+-- none is needed).
 -- slot, when fresh and the drains' list was given: the game is on the list,
 -- and slot is the index of the free slot taken (a drain job must be enqueued
 -- for it) or -1 (the drains running serve the list); otherwise -2.
+-- projected is 1 when the append was projected here: asked to, with no
+-- follow-up pending and the snapshot at the expected version (so the state
+-- given is that snapshot's with these events folded in), the snapshot is the
+-- given state, the turn marks and the game's timer are set as a follow-up
+-- would set them, the game is not behind, and its marker is left alone.
 local slots = tonumber(ARGV[8])
-local own = #KEYS
-if ARGV[7] == '1' then own = own - 2 end
-if slots > 0 then own = own - slots - 1 end
+local rest = #KEYS
+local drains = nil
+if slots > 0 then
+  drains = rest - slots
+  rest = drains - 1
+end
+local lag = nil
+if ARGV[7] == '1' then
+  lag = rest - 1
+  rest = rest - 2
+end
+local snap = nil
+if ARGV[12] ~= '' then
+  snap = rest - 2
+  rest = rest - 3
+end
 local idem = nil
-if own >= 3 then idem = KEYS[3] end
+if rest >= 3 then idem = KEYS[3] end
 if idem then
   local record = redis.call('GET', idem)
   if record then return {2, record} end
@@ -52,10 +80,16 @@ if ARGV[11] ~= '' then
   local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
   if #last == 0 or last[1][1] ~= ARGV[11] then return {0, current} end
 end
+if snap and redis.call('EXISTS', KEYS[2]) == 0 then
+  local kept = redis.call('HMGET', KEYS[snap], 'v', 'h')
+  if tonumber(kept[1]) ~= current or kept[2] ~= ARGV[13] then snap = nil end
+else
+  snap = nil
+end
 local now = nil
 local last_at = nil
 local version = current
-for i = 12, #ARGV, 4 do
+for i = 19, #ARGV, 4 do
   local at = ARGV[i + 3]
   if at == '' then
     if not now then
@@ -74,27 +108,56 @@ if idem then
   if ARGV[3] == '1' then record = record .. ':' .. ARGV[4] end
   redis.call('SET', idem, record, 'PX', ARGV[2])
 end
-if ARGV[7] == '1' then
+if snap then
+  local meta = KEYS[snap + 1]
+  redis.call('HSET', KEYS[snap], 'v', version, 'g', ARGV[14], 's', ARGV[12], 'h', ARGV[13])
+  for seat in string.gmatch(ARGV[16], '%d+') do redis.call('HDEL', meta, 'turn:' .. seat) end
+  for seat, since in string.gmatch(ARGV[15], '(%d+):(%d+)') do
+    local at = last_at
+    if tonumber(since) <= current then at = nil end
+    if at then redis.call('HSET', meta, 'turn:' .. seat, since .. ':' .. at) end
+  end
+  local due = nil
+  if ARGV[18] ~= '' then
+    for seat in string.gmatch(ARGV[17], '%d+') do
+      local mark = redis.call('HGET', meta, 'turn:' .. seat)
+      if mark then
+        local at = tonumber(string.match(mark, ':(%d+)$')) + tonumber(ARGV[18])
+        if not due or at < due then due = at end
+      end
+    end
+  end
+  if due then redis.call('ZADD', KEYS[snap + 2], due, ARGV[6])
+  else redis.call('ZREM', KEYS[snap + 2], ARGV[6]) end
+  if lag then
+    local behind = tonumber(redis.call('ZSCORE', KEYS[lag], ARGV[6]) or '0')
+    if behind > 0 then
+      redis.call('ZREM', KEYS[lag], ARGV[6])
+      redis.call('INCRBY', KEYS[lag + 1], -behind)
+    end
+  end
+  return {1, current + 1, version, last_at, 0, -2, 1}
+end
+if lag then
   local added = version - current
-  local behind = tonumber(redis.call('ZSCORE', KEYS[own + 1], ARGV[6]) or '0') + added
-  redis.call('ZADD', KEYS[own + 1], behind, ARGV[6])
-  redis.call('INCRBY', KEYS[own + 2], added)
+  local behind = tonumber(redis.call('ZSCORE', KEYS[lag], ARGV[6]) or '0') + added
+  redis.call('ZADD', KEYS[lag], behind, ARGV[6])
+  redis.call('INCRBY', KEYS[lag + 1], added)
 end
 local fresh = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 local slot = -2
-if fresh == 1 and slots > 0 then
-  local list = #KEYS - slots
-  redis.call('LPUSH', KEYS[list], ARGV[6])
+if fresh == 1 and drains then
+  redis.call('LPUSH', KEYS[drains], ARGV[6])
   slot = -1
   for i = 1, slots do
-    if redis.call('SET', KEYS[list + i], ARGV[10], 'NX', 'PX', ARGV[9]) then
+    if redis.call('SET', KEYS[drains + i], ARGV[10], 'NX', 'PX', ARGV[9]) then
       slot = i - 1
       break
     end
   end
 end
-return {1, current + 1, version, last_at, fresh == 1 and 1 or 0, slot}
+return {1, current + 1, version, last_at, fresh == 1 and 1 or 0, slot, 0}
 """
 
 LOAD: Final = """

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 
 import pytest
 
 from schemas.codec import pack_event
 from service import lag
 from service.engines import game as table
-from service.store import AppendResult, EventStore, archive, keys
+from service.store import AppendResult, EventStore, Projection, archive, keys
 from service.store.errors import BadGameId, CorruptExport, GameExists, GameNotFound, VersionConflict
 from service.store.index import BadCursor
 from tests.store.helpers import created, timeouts
@@ -126,6 +127,108 @@ def test_appends_count_their_events_as_projection_lag(store: EventStore) -> None
     assert lag.read(store.redis) == (0, 0)
     store.append("g1", timeouts(1), 5)
     assert lag.read(store.redis) == (1, 1)
+
+
+# -- appends that project themselves -------------------------------------------------
+DUE = keys.due(0)
+
+
+def _projection(store: EventStore, extra: int, limit_ms: int | None = 30_000) -> Projection:
+    """What an append of ``timeouts(extra)`` onto game g1 would project: its
+    state, seat 1's turn begun at the last event, seat 2's at the one before,
+    seat 0 with no turn, seats 1 and 2 to act."""
+    events = [s.event for s in store.read("g1")] + timeouts(extra, start=100)
+    version = len(events)
+    return Projection(
+        state=table.fold(events),
+        begun={1: version, 2: version - 1, 3: 1},
+        idle=(0,),
+        to_act=(1, 2),
+        limit_ms=limit_ms,
+        due_key=DUE,
+    )
+
+
+def _settled(store: EventStore, extra: int) -> None:
+    """Game g1 at version ``1 + extra`` with its projection current and no
+    follow-up pending (as its last follow-up leaves it)."""
+    new_game(store, extra=extra)
+    store.save_snapshot("g1", table.fold([s.event for s in store.read("g1")]))
+    store.redis.delete(keys.followup("g1"))
+
+
+def test_an_append_with_nothing_pending_projects_itself(store: EventStore) -> None:
+    _settled(store, extra=2)
+    projection = _projection(store, 2)
+    if not store.projects_appends:  # a cluster: the timers index is in another slot
+        with pytest.raises(ValueError):
+            store.append("g1", timeouts(2, start=100), 3, projection=projection)
+        assert store.version("g1") == 3
+        return
+    meta = keys.meta("g1")
+    store.redis.hset(meta, mapping={"turn:0": "2:5", "turn:3": "1:7", "active_ms": "9"})
+    store.redis.zadd(DUE, {"other": 1})
+    result = store.append("g1", timeouts(2, start=100), 3, projection=projection)
+    assert result == AppendResult(4, 5) and result.projected
+    assert not result.fresh and result.drain_slot is None
+    assert store.load_snapshot("g1") == projection.state and store.snapshot_version("g1") == 5
+    at = result.at_ms
+    assert store.redis.hgetall(meta) == {
+        b"turn:1": f"5:{at}".encode(),
+        b"turn:2": f"4:{at}".encode(),
+        b"turn:3": b"1:7",  # began before: kept
+        b"active_ms": b"9",
+    }
+    assert store.redis.zscore(DUE, "g1") == at + 30_000 and store.redis.zscore(DUE, "other") == 1
+    assert not store.redis.exists(keys.followup("g1"))
+    assert lag.read(store.redis) == (0, 0)  # not behind, though the lag counted the earlier ones
+
+    # turns without a limit: the game's timer goes
+    projection = _projection(store, 1, limit_ms=None)
+    assert store.append("g1", timeouts(1, start=200), 5, projection=projection).projected
+    assert store.redis.zscore(DUE, "g1") is None and store.snapshot_version("g1") == 6
+
+
+def test_an_append_projects_itself_only_onto_the_current_snapshot(store: EventStore) -> None:
+    """A follow-up pending, a snapshot behind or of another state shape: the
+    append is appended as without a projection (the workers project it)."""
+    if not store.projects_appends:
+        return
+    _settled(store, extra=2)
+    store.redis.set(keys.followup("g1"), 1)  # a follow-up is pending: it will see this one
+    result = store.append("g1", timeouts(1, start=100), 3, projection=_projection(store, 1))
+    assert not result.projected and not result.fresh and store.snapshot_version("g1") == 3
+    assert store.redis.get(keys.followup("g1")) == b"2"
+    store.redis.delete(keys.followup("g1"))  # the snapshot is a version behind now
+    result = store.append("g1", timeouts(1, start=200), 4, projection=_projection(store, 1))
+    assert not result.projected and result.fresh and store.snapshot_version("g1") == 3
+    store.save_snapshot("g1", table.fold([s.event for s in store.read("g1")]))
+    store.redis.hset(keys.snapshot("g1"), "h", "an-engine-state-of-old")
+    store.redis.delete(keys.followup("g1"))
+    result = store.append("g1", timeouts(1, start=300), 5, projection=_projection(store, 1))
+    assert not result.projected and result.fresh
+    assert store.redis.zscore(DUE, "g1") is None and not store.redis.exists(keys.meta("g1"))
+    assert lag.read(store.redis)[1] > 0
+
+
+def test_a_refused_or_repeated_append_projects_nothing(store: EventStore) -> None:
+    if not store.projects_appends:
+        return
+    _settled(store, extra=1)
+    projection = _projection(store, 1)
+    stale = replace(projection, state=table.fold([created("g1"), *timeouts(1, start=100)]))
+    with pytest.raises(VersionConflict):  # decided on version 1, the stream is at 2
+        store.append("g1", timeouts(1, start=100), 1, projection=stale)
+    assert store.snapshot_version("g1") == 2 and not store.redis.exists(DUE)
+    first = store.append("g1", timeouts(1, start=100), 2, "k", projection=projection)
+    assert first.projected
+    store.redis.delete(keys.meta("g1"), DUE)
+    again = store.append("g1", timeouts(1, start=100), 2, "k", projection=projection)
+    assert again.duplicate and not again.projected
+    assert not store.redis.exists(keys.meta("g1")) and not store.redis.exists(DUE)
+    with pytest.raises(ValueError):  # a projection of another version
+        store.append("g1", timeouts(2, start=100), 3, projection=projection)
+    assert store.version("g1") == 3 and store.snapshot_version("g1") == 3
 
 
 def test_idempotency_records_expire(store: EventStore) -> None:
