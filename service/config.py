@@ -181,6 +181,15 @@ class Settings(BaseSettings):
             "ends (the embedded worker's drains do not wait)."
         ),
     )
+    project_on_append: bool = Field(
+        default=True,
+        description=(
+            "Whether a move that leaves nothing for the workers to do but fold it (no deal, "
+            "settlement, bot or end of game follows) is projected by its own append, in the "
+            "same script, when no follow-up of its game is pending; a standalone Redis only "
+            "(on a cluster every append is projected by the workers)."
+        ),
+    )
     timer_poll_s: float = Field(
         default=0.25,
         gt=0,

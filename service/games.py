@@ -41,6 +41,7 @@ from service.store import (
     Dispatch,
     EventStore,
     GameNotFound,
+    Projection,
     StoredEvent,
     VersionConflict,
     keys,
@@ -678,9 +679,17 @@ class GameService:
         response = respond(new_state, events) if respond is not None else None
         kept = response if idempotency_key is not None else None
         dispatch = self.runtime.append_dispatch()
+        projection = self._projection(state, new_state, events)
         with APPEND_SECONDS.time():
             result = self.store.append(
-                state.game_id, events, state.version, idempotency_key, kept, dispatch, last_entry
+                state.game_id,
+                events,
+                state.version,
+                idempotency_key,
+                kept,
+                dispatch,
+                last_entry,
+                projection,
             )
         if result.duplicate:
             return new_state, result
@@ -689,6 +698,36 @@ class GameService:
             self.store.redis.delete(keys.secret(state.game_id))
         self._after_append(state, new_state, result, dispatch)
         return new_state, AppendResult(result.first_version, result.last_version, False, response)
+
+    def _projection(
+        self, old: table.Game, new: table.Game, events: Sequence[Event]
+    ) -> Projection | None:
+        """What the append needs to project itself, when folding it is all a
+        follow-up would do (see :class:`service.store.Projection`); else ``None``.
+
+        Not when anything else falls to the workers: a system step due (a
+        deal, a settlement, the reveal), a bot or a seat marked away to act,
+        the game over, or events a follow-up keeps notes of beside the fold
+        (deals for the fairness counts, settled pots for the chip ledger)."""
+        if not self.runtime.project_on_append or not self.store.projects_appends:
+            return None
+        if new.over or not new.seated or table.pending(new) is not None:
+            return None
+        if any(getattr(e, "is_deal", False) or e.type == "PotSettled" for e in events):
+            return None
+        to_act = tuple(sorted(new.engine.to_act(new.engine_state)))
+        if any(table.plays_automatically(new, seat) for seat in to_act):
+            return None
+        since = new.turn_since
+        limit = new.turn_timeout_s
+        return Projection(
+            state=new,
+            begun={seat: v for seat, v in enumerate(since) if v > old.version},
+            idle=tuple(seat for seat, v in enumerate(since) if v == 0),
+            to_act=to_act,
+            limit_ms=None if limit is None else int(float(limit) * 1000),
+            due_key=self.runtime.followups.due_key(new.game_id),
+        )
 
     def _after_append(
         self,

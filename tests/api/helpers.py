@@ -46,6 +46,7 @@ class Api:
         r = self.client.post("/games", json=body)
         assert r.status_code == 201, r.get_json()
         data: dict[str, Any] = r.get_json()
+        r.close()  # the answer has gone out: its follow-ups are sent
         return data
 
     def join(self, game_id: str, name: str = "", **extra: Any) -> TestResponse:
@@ -61,6 +62,7 @@ class Api:
             r = self.join(created["game_id"], f"player {i}", client_seed=f"seed-{i}")
             assert r.status_code == 201, r.get_json()
             tokens.append(r.get_json()["token"])
+            r.close()  # the answer has gone out: its follow-ups are sent
         return Table(created["game_id"], game, tokens, created)
 
     def view(self, game_id: str, token: str | None = None) -> dict[str, Any]:

@@ -7,10 +7,14 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from service import lag
+from service.config import Settings
 from service.games import KNOWN_TOKENS, Forbidden, GameService
 from service.store import DEFAULT_CACHE, GameNotFound, keys
 from service.store.errors import VersionConflict
+from workers.embedded import EmbeddedWorker
 
+from .conftest import make_app
 from .helpers import Api, Table, bearer
 
 
@@ -264,9 +268,56 @@ def test_a_move_after_the_seat_s_view_is_decided_without_a_load(
     sent = _counting(monkeypatch, api.service)
     r = api.move(tab.game_id, tab.tokens[seat], move, expected_version=version)
     assert r.status_code == 201, r.get_json()
-    assert sent == ["EVALSHA"]  # the append; its follow-up was dispatched by it
+    assert sent == ["EVALSHA"]  # the append (it sees to the follow-up itself)
     r.close()
     assert api.service.store.version(tab.game_id) == r.get_json()["version"]
+
+
+@pytest.mark.parametrize("projects", [True, False])
+def test_a_move_with_nothing_else_to_do_is_projected_by_its_append(
+    settings: Settings, projects: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the workers are done with a table of people, a move that leaves them
+    nothing but the fold (no deal, bot or end follows) is projected by its own
+    append: one command, the snapshot at the new version, the turn's timer
+    set, and no follow-up. With ``CARDROOM_PROJECT_ON_APPEND=false`` the same
+    move is the workers' to project."""
+    settings = settings.model_copy(update={"project_on_append": projects})
+    app = make_app(settings, RATELIMIT_ENABLED=False)
+    service: GameService = app.extensions["cardroom"]
+    api = Api(app.test_client(), service)
+    tab = api.table("murlan", {"turn_timeout_s": 60})
+    worker = EmbeddedWorker(service.runtime)
+    worker.drain()  # the deal and its follow-up: nothing is pending now
+    redis, game_id = service.store.redis, tab.game_id
+    assert not redis.exists(keys.followup(game_id))
+    seat = api.view(game_id)["to_act"][0]
+    view = api.view(game_id, tab.tokens[seat])
+    sent = _counting(monkeypatch, service)
+    r = api.move(game_id, tab.tokens[seat], view["legal_moves"][0])
+    assert r.status_code == 201, r.get_json()
+    r.close()
+    monkeypatch.undo()
+    version = r.get_json()["version"]
+    assert sent == ["EVALSHA"]
+    due = redis.zscore(service.runtime.followups.due_key(game_id), game_id)
+    if not projects:
+        assert service.store.snapshot_version(game_id) == version - 1
+        assert redis.exists(keys.followup(game_id)) and service.runtime.drains.backlog() == 1
+        return
+    assert service.store.snapshot_version(game_id) == version
+    assert service.store.load_snapshot(game_id) == service.load(game_id)
+    assert not redis.exists(keys.followup(game_id)) and service.runtime.drains.backlog() == 0
+    assert len(service.runtime.queue) == 0 and lag.read(redis) == (0, 0)
+    ((entry_id, _),) = redis.xrevrange(keys.events(game_id), count=1)
+    at_ms = int(entry_id.split(b"-")[1])
+    nxt = service.load(game_id).engine.to_act(service.load(game_id).engine_state)
+    marks = redis.hgetall(keys.meta(game_id))
+    assert {k: v for k, v in marks.items() if k.startswith(b"turn:")} == {
+        f"turn:{s}".encode(): f"{version}:{at_ms}".encode() for s in nxt
+    }
+    assert due == at_ms + 60_000  # the next seat's turn times out then
+    assert worker.drain() == 0  # nothing was left for the workers
 
 
 def test_a_stale_cached_state_is_never_the_answer(

@@ -24,7 +24,10 @@ from workers.context import WorkerContext, install
 
 @pytest.fixture
 def ctx() -> Iterator[WorkerContext]:
-    settings = load_settings(redis_url=None, bot_delay_s=0, job_retry_backoff_s="")
+    # the moves are the workers' to project (not their own appends'), as on a cluster
+    settings = load_settings(
+        redis_url=None, bot_delay_s=0, job_retry_backoff_s="", project_on_append=False
+    )
     yield install(Runtime.from_settings(settings))
     jobs.PROJECTED.clear()
 
