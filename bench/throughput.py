@@ -28,9 +28,11 @@ is counted). Printed per phase and in total: accepted moves/s (floor:
 loops/s) and their ratio; CPU per accepted move of each kind of process
 (API: gunicorn's master and workers; workers; Redis; from
 ``/proc/<pid>/stat``, children included); p50/p99 of each request kind;
-and the projection lag, sampled on one move in five: from the move's entry
-time (the ms part of its stream id) until the game's snapshot reaches its
-version, polled every 2 ms. It asserts nothing.
+and the projection lag, sampled on one move in five (taken before the move is
+sent): from the move's entry time (the ms part of its stream id) until the
+game's snapshot reaches its version, polled every 2 ms (a move its append
+projected shows as the time between its entry and the next poll). It asserts
+nothing.
 
 ``--profile N`` instead profiles a move's whole cost: ``N`` loops of the
 same three requests through the Flask test client against a real Redis
@@ -80,6 +82,8 @@ TICKS: Final = os.sysconf("SC_CLK_TCK")
 KINDS: Final = ("api", "worker", "redis")
 LAG_EVERY: Final = 5
 LAG_POLL_S: Final = 0.002
+SAMPLE_GIVE_UP_S: Final = 5.0
+"""A sampled move whose version no entry took in this long was refused."""
 
 
 def cpu_seconds(pid: int) -> float:
@@ -142,18 +146,25 @@ class Timer:
 
 
 class LagSampler(threading.Thread):
-    """Polls the snapshots of sampled moves until each reaches its move's version."""
+    """Polls the streams and snapshots of sampled moves until each snapshot
+    reaches its move's version.
+
+    A move is sampled before it is sent, so a snapshot written with the append
+    itself is seen as soon as its entry is (within one poll), not once the
+    answer is back at the client."""
 
     def __init__(self, client: redis.Redis, phase: Phase) -> None:
         super().__init__(daemon=True)
         self.client = client
         self.phase = phase
         self.pending: list[tuple[str, int]] = []
-        self.waiting: list[tuple[str, int, int]] = []
+        self.waiting: list[tuple[str, int, int | None, float]] = []
+        """(game, version, its entry's ms once appended, when sampled)."""
         self.lock = threading.Lock()
         self.stopped = threading.Event()
 
     def add(self, game_id: str, version: int) -> None:
+        """Sample the event about to take ``version`` of ``game_id``."""
         with self.lock:
             self.pending.append((game_id, version))
 
@@ -161,29 +172,35 @@ class LagSampler(threading.Thread):
         while not self.stopped.is_set() or self.pending or self.waiting:
             with self.lock:
                 new, self.pending = self.pending, []
-            if new:
-                pipe = self.client.pipeline(transaction=False)
-                for gid, version in new:
-                    pipe.xrange(f"cardroom:{{{gid}}}:events", str(version), str(version))
-                for (gid, version), found in zip(new, pipe.execute(), strict=True):
-                    if found:
-                        at_ms = int(found[0][0].split(b"-")[1])
-                        self.waiting.append((gid, version, at_ms))
+            self.waiting.extend((gid, version, None, time.monotonic()) for gid, version in new)
             if self.waiting:
-                pipe = self.client.pipeline(transaction=False)
-                for gid, _, _ in self.waiting:
-                    pipe.hget(f"cardroom:{{{gid}}}:snapshot", "v")
-                now_ms = time.time() * 1000
-                still = []
-                for item, v in zip(self.waiting, pipe.execute(), strict=True):
-                    if v is not None and int(v) >= item[1]:
-                        self.phase.lag_ms.append(now_ms - item[2])
-                    else:
-                        still.append(item)
-                self.waiting = still
+                self._poll()
             if self.stopped.is_set() and self.waiting and time.monotonic() > self.give_up:
                 break
             time.sleep(LAG_POLL_S)
+
+    def _poll(self) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        for gid, version, at_ms, _ in self.waiting:
+            if at_ms is None:
+                pipe.xrange(f"cardroom:{{{gid}}}:events", str(version), str(version))
+            pipe.hget(f"cardroom:{{{gid}}}:snapshot", "v")
+        replies = iter(pipe.execute())
+        now_ms = time.time() * 1000
+        still = []
+        for gid, version, at_ms, since in self.waiting:
+            if at_ms is None:
+                found = next(replies)
+                at_ms = int(found[0][0].split(b"-")[1]) if found else None
+            v = next(replies)
+            if at_ms is None:
+                if time.monotonic() - since < SAMPLE_GIVE_UP_S:  # refused: never appended
+                    still.append((gid, version, at_ms, since))
+            elif v is not None and int(v) >= version:
+                self.phase.lag_ms.append(max(0.0, now_ms - at_ms))
+            else:
+                still.append((gid, version, at_ms, since))
+        self.waiting = still
 
     def finish(self, timeout_s: float = 60) -> None:
         self.give_up = time.monotonic() + timeout_s
@@ -225,14 +242,14 @@ def cardroom_client(
             if not view.get("legal_moves"):
                 continue
             body = {"move": rng.choice(view["legal_moves"]), "expected_version": view["version"]}
+            if sampler is not None and loops % LAG_EVERY == 0:
+                sampler.add(gid, view["version"] + 1)
             with timer("move"):
                 r = http.post(f"/games/{gid}/moves", json=body, headers=auth)
             if r.status_code != 201:
                 refused += 1
                 continue
             moves += 1
-            if sampler is not None and moves % LAG_EVERY == 0:
-                sampler.add(gid, r.json()["version"])
     timer.flush()
     with phase.lock:
         phase.loops += loops
