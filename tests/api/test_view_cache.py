@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import random
+from typing import Any
+
 import pytest
 
 from service.api import views
+from service.games import GameService
+from workers.embedded import EmbeddedWorker
 
 from .helpers import Api
 
@@ -46,3 +52,49 @@ def test_a_token_is_checked_before_a_cached_view_is_served(api: Api) -> None:
     assert r.status_code == 403
     r = api.client.get("/games/nosuchgame", headers={"Authorization": f"Bearer {tab.tokens[1]}"})
     assert r.status_code == 404
+
+
+def _strictly_equal(a: Any, b: Any) -> bool:
+    """Equal JSON values of the same JSON types (60 is not 60.0)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_strictly_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_strictly_equal(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "limit"), [("murlan", None, 60), ("hazari", None, None), ("azi", 3, 45.5)]
+)
+def test_a_view_is_written_as_the_schema_reads_it(
+    service: GameService, game: str, seats: int | None, limit: float | None
+) -> None:
+    """A view is written as the fold built it, without the model (see
+    :func:`service.api.views.render`): on every state of whole games played
+    at random, for the public and every seat, it reads as the
+    :class:`schemas.api.GameView` model writes it, field for field and type
+    for type."""
+    rng = random.Random(game)
+    worker = EmbeddedWorker(service.runtime)
+    checked = 0
+    while checked < 300:  # table after table
+        created = service.create_game(game, {"turn_timeout_s": limit}, seats)
+        game_id = created.game_id
+        for n in range(created.seat_count):
+            service.take_seat(game_id, f"Spieler {n} ✓", None, bot=n == 1)
+        for _ in range(150):
+            worker.drain()
+            state = service.load(game_id)
+            for viewer in (None, *range(state.seat_count)):
+                fast = json.loads(views.render(state, viewer, service))
+                model = json.loads(views.validated(state, viewer, service))
+                assert _strictly_equal(fast, model), (viewer, fast, model)
+                checked += 1
+            to_act = sorted(state.engine.to_act(state.engine_state))
+            if state.over or not to_act:
+                break
+            seat = rng.choice(to_act)
+            move = rng.choice(state.engine.legal_moves(state.engine_state, seat))
+            service.play_as(game_id, seat, move, state.version)
