@@ -39,6 +39,8 @@ job that then runs sets the entry to the game's next due time, or removes it.
 
 from __future__ import annotations
 
+import itertools
+import os
 import secrets
 import time
 from collections.abc import Callable
@@ -205,6 +207,26 @@ class Followups:
         return min(firsts, default=None)
 
 
+class _SlotTokens:
+    """Tokens for the drain slots an append may take (:meth:`Drains.inline`):
+    a random prefix drawn once per process (a forked child draws its own) and
+    a counter, unique without a system call per move. A token only tells one
+    drain's lease from another's; it guards nothing secret."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.prefix = secrets.token_hex(6)
+        self._count = itertools.count()
+
+    def next(self) -> str:
+        return f"{self.prefix}{next(self._count):x}"
+
+
+_TOKENS: Final = _SlotTokens()
+os.register_at_fork(after_in_child=_TOKENS.reset)
+
 LOST: Final = object()
 """What :meth:`Drains.take` returns to a drain whose slot is no longer its own."""
 
@@ -233,6 +255,7 @@ class Drains:
         self.lease_ms = int(lease_s * 1000)
         self.linger_s = linger_s
         self.enqueue = enqueue
+        self._keys_made: tuple[str, ...] | None = None
         self._dispatch = self.redis.register_script(lua.DRAIN_DISPATCH)
         self._take = self.redis.register_script(lua.DRAIN_TAKE)
         self._release = self.redis.register_script(lua.DRAIN_RELEASE)
@@ -256,11 +279,15 @@ class Drains:
         """What an append needs to do :meth:`dispatch`'s work itself, in its own
         script (:class:`service.store.Dispatch`), when it sets its game's marker
         anew: the list, the slots and a fresh token."""
-        return Dispatch(self.pending, self._slot_keys(), self.lease_ms, secrets.token_hex(8))
+        return Dispatch(self.pending, self._slot_keys(), self.lease_ms, _TOKENS.next())
 
     def _slot_keys(self) -> tuple[str, ...]:
         """The keys of the slots drains may hold now (at least one)."""
-        return tuple(self.slot_key(i) for i in range(max(1, self.slots())))
+        count = max(1, self.slots())
+        made = self._keys_made
+        if made is None or len(made) != count:
+            made = self._keys_made = tuple(self.slot_key(i) for i in range(count))
+        return made
 
     def take(self, slot: int, token: str) -> str | object | None:
         """The next game for the drain in ``slot`` (its lease renewed), ``None``

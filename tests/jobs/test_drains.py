@@ -5,6 +5,7 @@ failing one, not a game whose drain lost its slot."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from types import SimpleNamespace
@@ -67,6 +68,23 @@ def test_a_drain_whose_lease_ran_out_stops_and_its_games_are_served(redis_client
     assert drains.take(slot, new) == "a"
     assert drains.release(slot, old) is True  # and cannot free the new one's slot
     assert drains.take(slot, new) is None
+
+
+def test_the_slot_tokens_of_appends_are_unique_across_processes(redis_client: Any) -> None:
+    drains, _ = drains_on(redis_client)
+    mine = {drains.inline().token for _ in range(1_000)}
+    assert len(mine) == 1_000
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a forked child (as gunicorn's workers are) draws its own prefix
+        os.close(read)
+        os.write(write, " ".join(drains.inline().token for _ in range(1_000)).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        theirs = set(pipe.read().split())
+    os.waitpid(pid, 0)
+    assert len(theirs) == 1_000 and not mine & theirs
 
 
 def test_a_kick_with_nothing_waiting_starts_nothing(redis_client: Any) -> None:
