@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
+import orjson
+
 from schemas.codec import encode_event
 from schemas.moves import parse_move
 from service import lag
@@ -610,7 +612,7 @@ class GameService:
                     for i, e in enumerate(events)
                 ],
             }
-            text = json.dumps(body, separators=(",", ":"))
+            text = orjson.dumps(body).decode()
             answers.append((body, text))  # the last decision's is the one appended
             return f'{{"fp":{json.dumps(fingerprint)},"body":{text}}}'
 

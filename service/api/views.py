@@ -13,10 +13,11 @@ state other than the one it shows.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from typing import Final
+
+import orjson
 
 from schemas.api import GameView
 from service.engines import game as table
@@ -85,8 +86,9 @@ def render(state: table.Game, seat: int | None, svc: GameService) -> str:
     lines: it is a :class:`schemas.api.GameView` to the letter (same fields,
     same JSON types), which the tests check on every state of thousands of
     played moves against :func:`validated`; validating it again on every
-    request would cost a view a third of its time."""
-    return json.dumps(full_view(state, seat, svc.store), separators=(",", ":"), ensure_ascii=False)
+    request would cost a view a third of its time, and ``orjson`` writes it in
+    a tenth of the time the standard library takes."""
+    return orjson.dumps(full_view(state, seat, svc.store)).decode()
 
 
 def validated(state: table.Game, seat: int | None, svc: GameService) -> str:
