@@ -41,7 +41,7 @@ from .context import context
 
 log = logging.getLogger("cardroom.jobs")
 
-TURN_FIELD = "turn:"
+TURN_FIELD: Final = keys.TURN_FIELD
 MAX_ROUNDS: Final = 512
 """Rounds one follow-up takes at most before the game goes to the back of the
 drains' list (a guard: a long match of bots without delay takes more)."""
