@@ -1,5 +1,9 @@
 """Coalesced follow-ups and the timers index.
 
+A move that leaves nothing to do but its fold needs no follow-up at all: its
+append projects itself (:class:`service.store.Projection`) when no follow-up
+is pending. Every other append asks for one.
+
 A game has at most one follow-up queued or running. Its marker
 (:func:`service.store.keys.followup`) is a counter that every append bumps inside
 the append script itself; the append that sets it anew (from nothing) is the

@@ -2,7 +2,9 @@
 
 Every command follows one shape: load the game (snapshot + tail), let the
 table fold and the engine decide, append the events with the version the
-decision was based on, then ask the workers to take it from there. The
+decision was based on, then ask the workers to take it from there (unless
+the fold was all that was left to do: then the append projects itself, see
+:meth:`GameService._projection`). The
 append is the only write that matters and it is atomic, so a rejected
 command changes nothing and two racing commands cannot both land.
 

@@ -5,8 +5,9 @@ one sorted set (``cardroom:{metrics}:lag``, game id → events behind), and thei
 sum is kept beside it (``cardroom:{metrics}:lag_total``); one Lua script per
 change keeps the two consistent. Appends add the events they wrote (on a
 standalone Redis the append script itself does, in the same round trip, see
-:data:`service.store.lua.APPEND`); a projection sets the game's lag to what is
-left after it (usually 0), which also corrects any drift (an append counted
+:data:`service.store.lua.APPEND`, which adds nothing when the append projects
+itself and clears the game's entry instead); a projection sets the game's lag
+to what is left after it (usually 0), which also corrects any drift (an append counted
 during a projection, a process that died between its append and its count). A
 scrape reads the sum and the largest entry: two commands whatever the number of
 games.

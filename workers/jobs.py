@@ -12,6 +12,11 @@ to its next due time (a bot's thinking delay, a turn timeout) and only then
 lets the game's marker go. The follow-ups run in drain jobs
 (:func:`drain_followups`), each serving the games on the drains' list one
 after another.
+
+A move after which nothing is left to do but its fold never reaches the
+workers: its append projects itself, writing what :func:`project_round` and
+the end of the round would (the snapshot, the turn marks, the timer; see
+:class:`service.store.Projection`).
 """
 
 from __future__ import annotations

@@ -113,9 +113,7 @@ if snap then
   redis.call('HSET', KEYS[snap], 'v', version, 'g', ARGV[14], 's', ARGV[12], 'h', ARGV[13])
   for seat in string.gmatch(ARGV[16], '%d+') do redis.call('HDEL', meta, 'turn:' .. seat) end
   for seat, since in string.gmatch(ARGV[15], '(%d+):(%d+)') do
-    local at = last_at
-    if tonumber(since) <= current then at = nil end
-    if at then redis.call('HSET', meta, 'turn:' .. seat, since .. ':' .. at) end
+    redis.call('HSET', meta, 'turn:' .. seat, since .. ':' .. last_at)
   end
   local due = nil
   if ARGV[18] ~= '' then

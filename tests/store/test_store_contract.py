@@ -194,6 +194,11 @@ def test_an_append_projects_itself_only_onto_the_current_snapshot(store: EventSt
     append is appended as without a projection (the workers project it)."""
     if not store.projects_appends:
         return
+    new_game(store, extra=2)
+    store.redis.delete(keys.followup("g1"))  # no snapshot at all yet
+    result = store.append("g1", timeouts(1, start=50), 3, projection=_projection(store, 1))
+    assert not result.projected and result.fresh and store.snapshot_version("g1") == 0
+    store.redis.flushdb()
     _settled(store, extra=2)
     store.redis.set(keys.followup("g1"), 1)  # a follow-up is pending: it will see this one
     result = store.append("g1", timeouts(1, start=100), 3, projection=_projection(store, 1))
