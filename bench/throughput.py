@@ -27,7 +27,9 @@ waits until the workers have projected every table (their CPU until then
 is counted). Printed per phase and in total: accepted moves/s (floor:
 loops/s) and their ratio; CPU per accepted move of each kind of process
 (API: gunicorn's master and workers; workers; Redis; from
-``/proc/<pid>/stat``, children included); p50/p99 of each request kind;
+``/proc/<pid>/stat``, children included), and API + workers per move in
+units of the floor's API CPU per loop (CPU time per unit swings with the
+machine's load, the floor's with it); p50/p99 of each request kind;
 and the projection lag, sampled on one move in five (taken before the move is
 sent): from the move's entry time (the ms part of its stream id) until the
 game's snapshot reaches its version, polled every 2 ms (a move its append
@@ -446,6 +448,14 @@ def report(phases: list[Phase], tables: int) -> None:
         f"(API + workers {api_only:.2f} ms); floor {cpu_floor:.2f} ms per loop, "
         f"cardroom {cpu_room:.2f} ms per move"
     )
+    floor_api = floor.cpu_ms_per("api")
+    if floor_api:
+        # CPU time per unit swings with the machine's load; the floor's, measured in
+        # the same run, swings with it: the same figure in floor loops holds up better.
+        print(
+            f"API + workers per move in the floor's API per loop ({floor_api:.2f} ms): "
+            f"{api_only / floor_api:.2f}"
+        )
     for p in (floor, room):
         for kind in ("public view", "seat view", "move"):
             values = p.latency_ms.get(kind, [])
