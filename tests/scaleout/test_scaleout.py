@@ -83,8 +83,13 @@ def test_bots_play_through_two_apis_and_two_workers_on_every_master(
     env = stack_env(redis_cluster.url, cluster=True, queue_url=QUEUE_URL, queue_name=queue_name)
     stack = Stack(env)
     try:
-        # The second pair finds the cluster from a seed list instead.
-        apis = [stack.start_api(), stack.start_api(CARDROOM_REDIS_URL=f"redis+cluster://{seeds}")]
+        # The second pair finds the cluster from a seed list instead. Each API holds
+        # the live streams of up to half the games (streams may take half its threads).
+        threads = 2 * MAX_GAMES
+        apis = [
+            stack.start_api(threads=threads),
+            stack.start_api(threads=threads, CARDROOM_REDIS_URL=f"redis+cluster://{seeds}"),
+        ]
         stack.start_worker()
         stack.start_worker(CARDROOM_REDIS_URL=f"redis+cluster://{seeds}")
         stack.wait_healthy()
