@@ -212,7 +212,7 @@ class Followups:
 
 
 class _SlotTokens:
-    """Tokens for the drain slots an append may take (:meth:`Drains.inline`):
+    """Tokens for the drain slots (:meth:`Drains.dispatch`, :meth:`Drains.inline`):
     a random prefix drawn once per process (a forked child draws its own) and
     a counter, unique without a system call per move. A token only tells one
     drain's lease from another's; it guards nothing secret."""
@@ -269,7 +269,7 @@ class Drains:
         """Put ``game_id`` on the list (none: only make sure the list is served)
         and, if a slot is free, take it and enqueue a drain for it; the slot
         taken, or ``None`` when the drains running will serve the list."""
-        token = secrets.token_hex(8)
+        token = _TOKENS.next()
         slot_keys = self._slot_keys()
         slot = int(
             self._dispatch(keys=[self.pending, *slot_keys], args=[game_id, self.lease_ms, token])

@@ -713,7 +713,7 @@ class GameService:
         deal, a settlement, the reveal), a bot or a seat marked away to act,
         the game over, or events a follow-up keeps notes of beside the fold
         (deals for the fairness counts, settled pots for the chip ledger)."""
-        if not self.runtime.project_on_append or not self.store.projects_appends:
+        if not self.runtime.settings.project_on_append or not self.store.projects_appends:
             return None
         if new.over or not new.seated or table.pending(new) is not None:
             return None
@@ -722,12 +722,12 @@ class GameService:
         to_act = tuple(sorted(new.engine.to_act(new.engine_state)))
         if any(table.plays_automatically(new, seat) for seat in to_act):
             return None
-        since = new.turn_since
+        begun, idle = table.turn_changes(new, old.version)
         limit = new.turn_timeout_s
         return Projection(
             state=new,
-            begun={seat: v for seat, v in enumerate(since) if v > old.version},
-            idle=tuple(seat for seat, v in enumerate(since) if v == 0),
+            begun=begun,
+            idle=idle,
             to_act=to_act,
             limit_ms=None if limit is None else int(float(limit) * 1000),
             due_key=self.runtime.followups.due_key(new.game_id),

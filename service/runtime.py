@@ -206,13 +206,6 @@ class Runtime:
         :attr:`dispatch_on_append`."""
         return self.drains.inline() if self.dispatch_on_append else None
 
-    @property
-    def project_on_append(self) -> bool:
-        """Whether appends may project themselves (:class:`service.store.Projection`):
-        ``CARDROOM_PROJECT_ON_APPEND`` on a standalone Redis (the timers index is
-        not in a game's slot)."""
-        return self.settings.project_on_append and not self.settings.redis_cluster
-
     def enqueue_drain(self, slot: int, token: str) -> None:
         """Enqueue the drain job of ``slot`` (no id of its own, so never refused
         as a duplicate)."""

@@ -317,22 +317,18 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     if not tail:
         assert state is not None
         return Round(state, _starts(marks), seen, writes)
-    turn_marks: dict[str, str] = {}
-    cleared: set[str] = set()
     ledger: dict[str, int] = {}
+    after = 0 if state is None else state.version
     for stored in tail:
         state = table.apply(state, stored.event)
-        # a turn starts where the fold says it does (Game.turn_since), also when the
-        # seat that moved is to act again at once
-        for seat, since in enumerate(state.turn_since):
-            field = f"{TURN_FIELD}{seat}"
-            if since == stored.version:
-                turn_marks[field] = f"{stored.version}:{stored.at_ms}"
-                cleared.discard(field)
-            elif since == 0 and (field in turn_marks or field in marks):
-                cleared.add(field)
-                turn_marks.pop(field, None)
         ledger.update(_ledger_entries(stored))
+    assert state is not None
+    # a turn starts where the fold says it does (Game.turn_since), also when the
+    # seat that moved is to act again at once
+    begun, idle = table.turn_changes(state, after)
+    times = {stored.version: stored.at_ms for stored in tail}
+    turn_marks = {f"{TURN_FIELD}{seat}": f"{v}:{times[v]}" for seat, v in begun.items()}
+    cleared = {f"{TURN_FIELD}{seat}" for seat in idle} & marks.keys()
     assert state is not None
     fairness.record(redis, game_id, tail, state)
     out = writes.pipe

@@ -178,6 +178,15 @@ def plays_automatically(state: Game, seat: int) -> bool:
     return info is not None and (info.bot or seat in state.away)
 
 
+def turn_changes(state: Game, after: int) -> tuple[dict[int, int], tuple[int, ...]]:
+    """How the seats' turns stand in ``state`` against its version ``after``
+    (from :attr:`Game.turn_since`): seat -> the version its turn began at, for
+    the turns that began since; and the seats with no turn now."""
+    begun = {seat: since for seat, since in enumerate(state.turn_since) if since > after}
+    idle = tuple(seat for seat, since in enumerate(state.turn_since) if since == 0)
+    return begun, idle
+
+
 def is_away(state: Game, seat: int) -> bool:
     return seat in state.away
 
