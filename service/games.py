@@ -506,8 +506,9 @@ class GameService:
         ``state``: the game as just loaded, to decide on first; with
         ``last_entry``, the cached state :meth:`seat_for_move` found instead.
         """
-        fingerprint = _fingerprint(seat, move, expected_version)
+        fingerprint = None
         if idempotency_key is not None:
+            fingerprint = _fingerprint(seat, move, expected_version)
             idempotency_key = seat_scoped_key(seat, idempotency_key)
         parsed: list[dict[str, Any]] = []
 
@@ -616,6 +617,8 @@ class GameService:
             }
             text = orjson.dumps(body).decode()
             answers.append((body, text))  # the last decision's is the one appended
+            if fingerprint is None:  # no idempotency key: nothing is kept
+                return text
             return f'{{"fp":{json.dumps(fingerprint)},"body":{text}}}'
 
         _, _, result = self._commit(
