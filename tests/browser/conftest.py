@@ -96,6 +96,24 @@ def ends_its_games(site: Site) -> Iterator[None]:
     site.end_games(site.unfinished_games() - before)
 
 
+BOT_THINKING_S = 0.25
+
+
+@pytest.fixture
+def bots_think(site: Site) -> Iterator[float]:
+    """Bots (and seats marked away, which the bots play) take a quarter of a second
+    per move for one test, then none again. With no thinking delay, a table whose
+    four seats the bots play finishes a whole Murlan match in about a second: a
+    test that looks at such a table for longer would find the match over."""
+    settings = site.service.runtime.settings
+    kept = settings.bot_delay_s
+    settings.bot_delay_s = BOT_THINKING_S
+    try:
+        yield BOT_THINKING_S
+    finally:
+        settings.bot_delay_s = kept
+
+
 @pytest.fixture
 def default_budgets(site: Site) -> Iterator[Limits]:
     """The site's rate budgets set to the defaults a deployment has (fresh
