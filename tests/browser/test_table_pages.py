@@ -190,8 +190,8 @@ def test_a_hand_that_ended_before_the_page_opened_still_gets_its_panel(
         for n in (1, 2):
             site.api("POST", f"/games/{game_id}/seats", json={"name": f"Bot {n}", "bot": True})
         token = mine["token"]
-        # Ada folds through hand 1 and makes no move after it. The bots may also fold
-        # to her, hand after hand, before a later hand waits on her.
+        # Ada folds if hand 1 comes to her and makes no move after it. The bots may
+        # fold to her, hand after hand, before a hand waits on her.
         deadline = time.monotonic() + 60
         while True:
             assert time.monotonic() < deadline, "hand 1 did not end"
