@@ -46,7 +46,6 @@ from .context import context
 
 log = logging.getLogger("cardroom.jobs")
 
-TURN_FIELD: Final = keys.TURN_FIELD
 MAX_ROUNDS: Final = 512
 """Rounds one follow-up takes at most before the game goes to the back of the
 drains' list (a guard: a long match of bots without delay takes more)."""
@@ -309,7 +308,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     marks: dict[str, str] = {
         k.decode(): v.decode()
         for k, v in cast(dict[bytes, bytes], marks_raw).items()
-        if k.startswith(TURN_FIELD.encode())
+        if k.startswith(keys.TURN_FIELD.encode())
     }
     writes = Writes(redis)
     state = parts.base
@@ -327,9 +326,8 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     # seat that moved is to act again at once
     begun, idle = table.turn_changes(state, after)
     times = {stored.version: stored.at_ms for stored in tail}
-    turn_marks = {f"{TURN_FIELD}{seat}": f"{v}:{times[v]}" for seat, v in begun.items()}
-    cleared = {f"{TURN_FIELD}{seat}" for seat in idle} & marks.keys()
-    assert state is not None
+    turn_marks = {f"{keys.TURN_FIELD}{seat}": f"{v}:{times[v]}" for seat, v in begun.items()}
+    cleared = {f"{keys.TURN_FIELD}{seat}" for seat in idle} & marks.keys()
     fairness.record(redis, game_id, tail, state)
     out = writes.pipe
     if cleared:
@@ -349,7 +347,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
 
 
 def _starts(marks: dict[str, str]) -> dict[int, int]:
-    return {int(k[len(TURN_FIELD) :]): int(v.partition(":")[2]) for k, v in marks.items()}
+    return {int(k[len(keys.TURN_FIELD) :]): int(v.partition(":")[2]) for k, v in marks.items()}
 
 
 def _to_act(state: table.Game | None) -> set[int]:
@@ -382,7 +380,7 @@ def ledger_entries(game_id: str) -> dict[str, int]:
 def turn_starts(game_id: str) -> dict[int, int]:
     """When each seat's current turn began (ms), as the projection recorded it."""
     raw = cast(dict[bytes, bytes], context().store.redis.hgetall(keys.meta(game_id)))
-    prefix = TURN_FIELD.encode()
+    prefix = keys.TURN_FIELD.encode()
     return {
         int(k[len(prefix) :]): int(v.decode().partition(":")[2])
         for k, v in raw.items()
