@@ -247,17 +247,23 @@ def tools_missing() -> str | None:
     return None
 
 
-LOCAL_OVERRIDES: Final = ("port", "bind", "dir", "aclfile")
-"""Directives of the deploy's Redis config that a local server sets on its command line
-(``aclfile`` left out: a local server keeps its default user; the ACL is tested
-in tests/product/test_locked_redis.py)."""
+USERS_ACL: Final = ROOT / "deploy" / "users.acl"
+DEPLOY_USER: Final = "cardroom"
+DEPLOY_PASSWORD: Final = "change-me"
+"""The user the service logs in as and the placeholder password whose SHA-256
+``deploy/users.acl`` ships with."""
+
+LOCAL_OVERRIDES: Final = ("port", "bind", "dir")
+"""Directives of the deploy's Redis config that a local server sets on its command line."""
 
 
-def local_redis_conf(deploy_conf: str) -> str:
-    """The deploy's Redis config with the directives of :data:`LOCAL_OVERRIDES` left out.
+def local_redis_conf(deploy_conf: str, aclfile: Path = USERS_ACL) -> str:
+    """The deploy's Redis config with the directives of :data:`LOCAL_OVERRIDES` left out
+    and ``aclfile`` pointing at the repository's ``deploy/users.acl`` (the container's
+    path does not exist here).
 
-    Everything else (AOF on, ``appendfsync always``, no eviction…) is kept
-    verbatim. Overriding on the command line alone is not enough: Redis
+    Everything else (the ACL, AOF on, ``appendfsync always``, no eviction…) is
+    kept verbatim. Overriding on the command line alone is not enough: Redis
     applies ``dir /data`` from the file first and stops if that does not exist.
     """
     kept = []
@@ -265,6 +271,8 @@ def local_redis_conf(deploy_conf: str) -> str:
         words = line.split()
         if words and words[0].lower() in LOCAL_OVERRIDES:
             kept.append(f"# set on the command line: {line}")
+        elif words and words[0].lower() == "aclfile":
+            kept.append(f"aclfile {aclfile}")
         else:
             kept.append(line)
     return "\n".join(kept) + "\n"
@@ -273,9 +281,11 @@ def local_redis_conf(deploy_conf: str) -> str:
 class RedisServer:
     """One ``redis-server`` on a free loopback port, files in ``directory``.
 
-    With ``deploy=True`` it runs with the deploy's ``deploy/redis.conf`` (AOF,
-    ``appendfsync always``) and keeps its data in ``redis-<port>-data``;
-    otherwise without persistence (``--save "" --appendonly no``).
+    With ``deploy=True`` it runs with the deploy's ``deploy/redis.conf`` and
+    ``deploy/users.acl`` (AOF, ``appendfsync always``, the default user off; its
+    clients log in as the service's user) and keeps its data in
+    ``redis-<port>-data``; otherwise without persistence (``--save ""
+    --appendonly no``) and with the default user.
     ``options`` are further command-line directives; ``--cluster-enabled yes``
     among them makes a cluster node, with a bus port and nodes file of its own.
     Starting again reuses the port, the directory and (for a cluster node) the
@@ -314,6 +324,10 @@ class RedisServer:
 
     @property
     def url(self) -> str:
+        """The URL the service is given (with the deploy's user and password, for a
+        server on the deploy's ACL)."""
+        if self.deploy:
+            return f"redis://{DEPLOY_USER}:{DEPLOY_PASSWORD}@127.0.0.1:{self.port}"
         return f"redis://127.0.0.1:{self.port}"
 
     @property
@@ -323,6 +337,9 @@ class RedisServer:
     def client(self, **options: Any) -> redis.Redis:
         """A client of this server alone (bytes replies; 10 s socket timeout unless given)."""
         options.setdefault("socket_timeout", 10)
+        if self.deploy:
+            options.setdefault("username", DEPLOY_USER)
+            options.setdefault("password", DEPLOY_PASSWORD)
         return redis.Redis(host="127.0.0.1", port=self.port, **options)
 
     def start(self, timeout_s: float = 30) -> RedisServer:
@@ -781,13 +798,15 @@ def running_stack(
     api_processes: int = 2,
     api_threads: int = 16,
     keep: bool = False,
+    redis_options: Iterable[str] = (),
     **env: str,
 ) -> Iterator[Stack]:
-    """A whole deployment, started (Redis with the deploy's AOF config first, then
-    the API, the workers and the scheduler, healthy) and stopped on exit.
-    ``env`` adds or overrides ``CARDROOM_*`` variables."""
+    """A whole deployment, started (Redis with the deploy's config and ACL first,
+    then the API, the workers and the scheduler, healthy) and stopped on exit.
+    ``redis_options`` are further directives for Redis's command line; ``env``
+    adds or overrides ``CARDROOM_*`` variables."""
     directory = private_directory("cardroom-stack-")
-    server = RedisServer(directory, deploy=True)
+    server = RedisServer(directory, *redis_options, deploy=True)
     env = {**stack_env(server.url), **env}
     stack = Stack(env, directory=directory, redis=server, keep=keep)
     try:
