@@ -1,8 +1,9 @@
 """Redis fixtures: an in-process fakeredis and the real Redis (a dedicated
 database, flushed before and after each test).
 
-``CARDROOM_TEST_REDIS_URL`` picks the real Redis (default
-``redis://127.0.0.1:6379/15``); tests that need it are skipped, saying why,
+``CARDROOM_TEST_REDIS`` picks the real Redis (default
+``redis://127.0.0.1:6379``, database 15; ``CARDROOM_TEST_REDIS_URL`` names
+the whole URL); tests that need it are skipped, saying why,
 only when no Redis answers there.
 """
 
@@ -22,7 +23,9 @@ ROOT = str(Path(__file__).resolve().parents[1])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-REAL_REDIS_URL = os.environ.get("CARDROOM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+from tests.testredis import TEST_REDIS  # noqa: E402 (needs ROOT on the path)
+
+REAL_REDIS_URL = os.environ.get("CARDROOM_TEST_REDIS_URL", f"{TEST_REDIS}/15")
 
 
 @pytest.fixture

@@ -16,10 +16,11 @@ from service.api import create_app
 from service.config import Settings, load_settings
 from service.games import GameService
 from service.runtime import Runtime
+from tests.testredis import TEST_REDIS
 
 from .helpers import Api
 
-REAL_REDIS_URL = "redis://127.0.0.1:6379/14"
+REAL_REDIS_URL = f"{TEST_REDIS}/14"
 
 
 def make_app(settings: Settings, **config: Any) -> Flask:
@@ -58,7 +59,7 @@ def api_redis() -> Iterator[redis.Redis]:
     try:
         client.ping()
     except redis.ConnectionError:
-        pytest.skip("no Redis on 127.0.0.1:6379 (run tests/ensure-redis.sh)")
+        pytest.skip(f"no Redis at {TEST_REDIS} (run tests/ensure-redis.sh)")
     client.flushdb()
     yield client
     client.flushdb()

@@ -21,9 +21,10 @@ from service.games import GameService
 from service.runtime import Runtime
 from service.store import EventStore
 from tests.stack import Stack
+from tests.testredis import TEST_REDIS
 from workers.context import install
 
-WORKER_DB_URL = os.environ.get("CARDROOM_TEST_WORKER_REDIS_URL", "redis://127.0.0.1:6379/13")
+WORKER_DB_URL = os.environ.get("CARDROOM_TEST_WORKER_REDIS_URL", f"{TEST_REDIS}/13")
 
 
 @dataclass

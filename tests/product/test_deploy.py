@@ -19,10 +19,11 @@ import yaml
 from test_docs_walkthrough import free_port, wait_ready
 
 from service.cli import build_parser
+from tests.testredis import TEST_REDIS
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-DEPLOY_REDIS_URL = "redis://127.0.0.1:6379/10"
+DEPLOY_REDIS_URL = f"{TEST_REDIS}/10"
 
 
 def compose() -> dict[str, Any]:

@@ -14,11 +14,12 @@ import redis
 from service.config import load_settings
 from service.demo import play_bot_game
 from service.runtime import Runtime
+from tests.testredis import TEST_REDIS
 from workers.context import install
 from workers.embedded import EmbeddedWorker
 
 CARDROOM = str(Path(sys.executable).with_name("cardroom"))
-URL = "redis://127.0.0.1:6379/8"
+URL = f"{TEST_REDIS}/8"
 
 pytestmark = pytest.mark.redis
 

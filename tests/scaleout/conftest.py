@@ -10,8 +10,9 @@ import pytest
 import redis
 
 from tests.stack import LocalCluster, shared_cluster, tools_missing
+from tests.testredis import TEST_REDIS
 
-QUEUE_URL = os.environ.get("CARDROOM_TEST_QUEUE_REDIS_URL", "redis://127.0.0.1:6379/11")
+QUEUE_URL = os.environ.get("CARDROOM_TEST_QUEUE_REDIS_URL", f"{TEST_REDIS}/11")
 
 
 @pytest.fixture(scope="session")

@@ -24,12 +24,13 @@ import pytest
 import redis
 
 from tests.stack import GUNICORN, Stack, free_port, stack_env, wait_for
+from tests.testredis import TEST_REDIS
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-STREAMS_REDIS_URL = "redis://127.0.0.1:6379/7"
+STREAMS_REDIS_URL = f"{TEST_REDIS}/7"
 STREAMS = 500
 P99_LIMIT_S = 0.2
 
@@ -53,7 +54,7 @@ def stack() -> Iterator[Deployment]:
     try:
         client.ping()
     except redis.ConnectionError:
-        pytest.skip("no Redis on 127.0.0.1:6379 (run tests/ensure-redis.sh)")
+        pytest.skip(f"no Redis at {TEST_REDIS} (run tests/ensure-redis.sh)")
     client.flushdb()
     stream_port = free_port()
     env = stack_env(
