@@ -27,13 +27,19 @@ import redis
 from bench.players import TableSpec
 from tests.reliability.faults import Players, check_all, figures, needs_redis_server
 from tests.stack import (
+    ADMIN_PASSWORD,
+    ADMIN_USER,
     CARDROOM,
+    DEPLOY_PASSWORD,
     DEPLOY_USER,
+    REDIS_CLI,
     USERS_ACL,
     RedisServer,
     Stack,
     acl_with_admin,
+    create_bot_game,
     stack_env,
+    wait_for,
 )
 
 pytestmark = [needs_redis_server, pytest.mark.redis]
@@ -50,6 +56,7 @@ RARE = {
     "unwatch": "redis-py resets a WATCHed pipeline (RQ's dependencies)",
     "script|exists": "redis-py runs a Script on a plain pipeline (RQ's scheduler lock)",
     "wait": "CARDROOM_REDIS_WAIT_REPLICAS: an append waits for its replicas",
+    "command": "the cluster client reads the command table (where each command's keys are)",
     "cluster|slots": "the cluster client learns the slot map (deploy/redis.conf on cluster nodes)",
     "asking": "the cluster client follows an ASK redirect while a slot migrates",
     "lpop": "RQ: a queue's jobs taken without blocking",
@@ -267,3 +274,66 @@ def test_the_acl_cannot_stop_a_busy_script(tmp_path: Path) -> None:
         assert stalled_s >= busy_s / 2
     finally:
         server.stop()
+
+
+@pytest.fixture
+def deploy_cluster(tmp_path: Path) -> Iterator[list[RedisServer]]:
+    """Three cluster masters on the shipped redis.conf and users.acl (plus the
+    admin, who creates the cluster: cardroom may not)."""
+    acl = acl_with_admin(tmp_path)
+    options = ("--cluster-enabled", "yes", "--cluster-node-timeout", "5000")
+    nodes = [RedisServer(tmp_path, *options, deploy=True, aclfile=acl) for _ in range(3)]
+    try:
+        for node in nodes:
+            node.start()
+        admin = ["--user", ADMIN_USER, "--pass", ADMIN_PASSWORD, "--no-auth-warning"]
+        seeds = [f"127.0.0.1:{node.port}" for node in nodes]
+        create = [REDIS_CLI, *admin, "--cluster", "create", *seeds, "--cluster-yes"]
+        subprocess.run(create, check=True, capture_output=True, timeout=60)
+
+        def ok() -> bool:
+            infos = [node.admin_client().execute_command("CLUSTER INFO") for node in nodes]
+            return all(info["cluster_state"] == "ok" for info in infos)
+
+        wait_for(ok, time.monotonic() + 60, lambda: "the cluster did not reach cluster_state:ok")
+        yield nodes
+    finally:
+        for node in nodes:
+            node.kill()
+
+
+@pytest.mark.cluster
+def test_cluster_nodes_on_the_shipped_acl_serve_the_cluster_client(
+    deploy_cluster: list[RedisServer], tmp_path: Path
+) -> None:
+    """The scale-out shape of docs/operations.md: every node runs deploy/redis.conf
+    with users.acl, and cardroom's cluster client (slot map, command table,
+    scripts) gets no refusal while games are played to their end."""
+    broker = RedisServer(tmp_path, deploy=True, aclfile=acl_with_admin(tmp_path)).start()
+    seeds = ",".join(f"127.0.0.1:{node.port}" for node in deploy_cluster)
+    url = f"redis+cluster://{DEPLOY_USER}:{DEPLOY_PASSWORD}@{seeds}"
+    stack = Stack(stack_env(url, queue_url=f"{broker.url}/1"), directory=tmp_path, redis=broker)
+    try:
+        stack.start_api(1, 8)
+        stack.start_worker()
+        stack.start_scheduler()
+        stack.wait_healthy()
+        with httpx.Client(base_url=stack.api_url, timeout=10) as http:
+            games = [("murlan", {}), ("azi", {"buy_in": 30}), ("hazari", {"target": 360})]
+            ids = [create_bot_game(http, stack.api_url, [stack.api_url], g, o) for g, o in games]
+
+            def ended() -> bool:
+                return all(http.get(f"/games/{i}").json()["status"] == "ended" for i in ids)
+
+            wait_for(ended, time.monotonic() + 180, stack.logs, alive=stack.check_running)
+            assert all(http.get(f"/games/{i}/verify").json()["verified"] for i in ids)
+    finally:
+        stack.stop()
+    sent: set[str] = set()
+    for node in deploy_cluster:
+        admin = node.admin_client()
+        assert admin.acl_log() == [], (node.port, admin.acl_log())
+        stats = admin.info("commandstats")
+        assert not [k for k, v in stats.items() if v["rejected_calls"]], stats
+        sent |= {name.removeprefix("cmdstat_") for name in stats}
+    assert {"cluster|slots", "command", "evalsha", "xadd"} <= sent
