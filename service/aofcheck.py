@@ -35,7 +35,7 @@ Mode = Literal["refuse", "warn", "off"]
 
 FIX: Final = (
     "give the default user the full grant and keep it off "
-    "(`user default off resetpass ~* &* +@all` in users.acl), or turn the AOF off"
+    "(`user default off resetpass ~* &* +@all` in users.acl)"
 )
 """What the messages tell an operator to do (docs/operations.md, "The default user
 and the AOF")."""
@@ -94,9 +94,11 @@ class Finding:
 
     def message(self) -> str:
         if self.verdict == "hazard":
+            shown = ", ".join(self.denied[:4]) + (", …" if len(self.denied) > 4 else "")
             return (
                 f"Redis at {self.server} has the AOF on and its default user may not run "
-                f"{', '.join(self.denied)}: while it loads the AOF after a restart, Redis "
+                f"{shown} ({len(self.denied)} of the {len(PROBES)} kinds of write the service "
+                "and RQ make in transactions): while it loads the AOF after a restart, Redis "
                 "checks every transaction against the default user and drops those it may "
                 f"not run, so games would be lost. Fix: {FIX}. If this Redis has the fix "
                 "(redis/redis#14545), set CARDROOM_REDIS_AOF_ACL_CHECK=warn."
@@ -157,7 +159,7 @@ def check(clients: Iterable[Any], mode: Mode) -> list[Finding]:
             try:
                 findings.append(inspect(node, server))
             except (redis.ConnectionError, redis.TimeoutError) as exc:
-                reason = f"it did not answer: {type(exc).__name__}"
+                reason = f"{type(exc).__name__}: {exc}"
                 findings.append(Finding(server, "unknown", reason=reason))
     for finding in findings:
         if finding.verdict == "hazard" and mode == "refuse":
