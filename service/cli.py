@@ -232,7 +232,9 @@ def _local_settings(settings: Settings, url: str, data_dir: Path) -> Settings:
     directory's key sealing server seeds unless keys are configured."""
     from .localredis import seed_keys_file
 
-    update: dict[str, Any] = {"redis_url": url}
+    # cardroom writes that Redis's config itself (the default user unrestricted):
+    # the AOF/ACL start-up check has nothing to find there.
+    update: dict[str, Any] = {"redis_url": url, "redis_aof_acl_check": "off"}
     if settings.seed_keys is None and settings.seed_keys_file is None:
         update["seed_keys_file"] = str(seed_keys_file(data_dir))
     return settings.model_copy(update=update)

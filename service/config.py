@@ -57,6 +57,15 @@ class Settings(BaseSettings):
         le=60_000,
         description="How long an append waits for CARDROOM_REDIS_WAIT_REPLICAS replicas.",
     )
+    redis_aof_acl_check: Literal["refuse", "warn", "off"] = Field(
+        default="refuse",
+        description=(
+            "At start, check that Redis would keep the service's writes across a restart: "
+            "with the AOF on, its default user must be allowed every write the service "
+            "makes in transactions (service/aofcheck.py). refuse: stop if not; warn: log "
+            "an error and run (a Redis with the fix, redis/redis#14545); off: do not check."
+        ),
+    )
     queue_url: str | None = Field(
         default=None,
         description="Redis used as the RQ broker (standalone). Unset: the event store's Redis.",

@@ -1,6 +1,8 @@
 """The process's connections: the event store's Redis, the RQ broker, the queue.
 
-One :class:`Runtime` is built per process from :class:`~service.config.Settings`.
+One :class:`Runtime` is built per process from :class:`~service.config.Settings`;
+building it checks that Redis would keep the service's writes across a restart
+(:mod:`service.aofcheck`).
 With no ``CARDROOM_REDIS_URL`` everything lives on one in-process fake Redis
 (the embedded default) and jobs run on an in-process worker thread.
 """
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import redis
 from rq import Queue
 
+from . import aofcheck
 from .config import Settings
 from .store.clients import require_replicas
 from .store.seeds import SeedCipher, default_cipher, is_in_process
@@ -103,6 +106,7 @@ class Runtime:
             )
         else:
             queue_client = connect(settings.redis_url, **options)
+        aofcheck.check([store_client, queue_client], settings.redis_aof_acl_check)
         return cls(settings, store_client, queue_client)
 
     @property

@@ -253,6 +253,23 @@ DEPLOY_PASSWORD: Final = "change-me"
 """The user the service logs in as and the placeholder password whose SHA-256
 ``deploy/users.acl`` ships with."""
 
+ADMIN_USER: Final = "admin"
+ADMIN_PASSWORD: Final = "admin-for-tests"
+"""A user the tests may add to the deploy's ACL (:func:`acl_with_admin`) to look
+at what the server saw: ``INFO commandstats``, ``ACL LOG``, ``SCAN``."""
+
+
+def acl_with_admin(directory: Path) -> Path:
+    """``deploy/users.acl`` as it ships, byte for byte, with one line appended: user
+    :data:`ADMIN_USER`, who may run everything. Written to ``directory``; give it
+    to :class:`RedisServer` (``aclfile``) or :func:`running_stack`."""
+    shipped = USERS_ACL.read_bytes()
+    admin = f"user {ADMIN_USER} on >{ADMIN_PASSWORD} ~* &* +@all\n".encode()
+    path = directory / "users-with-admin.acl"
+    path.write_bytes(shipped + (b"" if shipped.endswith(b"\n") else b"\n") + admin)
+    return path
+
+
 LOCAL_OVERRIDES: Final = ("port", "bind", "dir")
 """Directives of the deploy's Redis config that a local server sets on its command line."""
 
@@ -283,7 +300,8 @@ class RedisServer:
 
     With ``deploy=True`` it runs with the deploy's ``deploy/redis.conf`` and
     ``deploy/users.acl`` (AOF, ``appendfsync always``, the default user off; its
-    clients log in as the service's user) and keeps its data in
+    clients log in as the service's user; ``aclfile`` stands in for
+    ``users.acl``) and keeps its data in
     ``redis-<port>-data``; otherwise without persistence (``--save ""
     --appendonly no``) and with the default user.
     ``options`` are further command-line directives; ``--cluster-enabled yes``
@@ -292,7 +310,9 @@ class RedisServer:
     node id, as after a crash and a restart.
     """
 
-    def __init__(self, directory: Path, *options: str, deploy: bool = False) -> None:
+    def __init__(
+        self, directory: Path, *options: str, deploy: bool = False, aclfile: Path = USERS_ACL
+    ) -> None:
         self.directory = directory
         self.deploy = deploy
         self.port, bus = free_ports(2)
@@ -303,7 +323,7 @@ class RedisServer:
             data = directory / f"{name}-data"
             data.mkdir(parents=True, exist_ok=True)
             conf = directory / f"{name}.conf"
-            conf.write_text(local_redis_conf(REDIS_CONF.read_text()))
+            conf.write_text(local_redis_conf(REDIS_CONF.read_text(), aclfile))
             args = [REDIS_SERVER, str(conf), *common, "--dir", str(data)]
         else:
             args = [
@@ -333,6 +353,10 @@ class RedisServer:
     @property
     def running(self) -> bool:
         return self.proc.running
+
+    def admin_client(self, **options: Any) -> redis.Redis:
+        """A client logged in as :data:`ADMIN_USER` (a server on :func:`acl_with_admin`)."""
+        return self.client(username=ADMIN_USER, password=ADMIN_PASSWORD, **options)
 
     def client(self, **options: Any) -> redis.Redis:
         """A client of this server alone (bytes replies; 10 s socket timeout unless given)."""
@@ -799,14 +823,16 @@ def running_stack(
     api_threads: int = 16,
     keep: bool = False,
     redis_options: Iterable[str] = (),
+    aclfile: Path = USERS_ACL,
     **env: str,
 ) -> Iterator[Stack]:
     """A whole deployment, started (Redis with the deploy's config and ACL first,
     then the API, the workers and the scheduler, healthy) and stopped on exit.
-    ``redis_options`` are further directives for Redis's command line; ``env``
-    adds or overrides ``CARDROOM_*`` variables."""
+    ``redis_options`` are further directives for Redis's command line;
+    ``aclfile`` stands in for ``deploy/users.acl``; ``env`` adds or overrides
+    ``CARDROOM_*`` variables."""
     directory = private_directory("cardroom-stack-")
-    server = RedisServer(directory, *redis_options, deploy=True)
+    server = RedisServer(directory, *redis_options, deploy=True, aclfile=aclfile)
     env = {**stack_env(server.url), **env}
     stack = Stack(env, directory=directory, redis=server, keep=keep)
     try:

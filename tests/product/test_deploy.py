@@ -4,6 +4,7 @@ gunicorn configuration of the image serves a whole game against the real Redis."
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -72,6 +73,18 @@ def test_the_image_installs_the_gunicorn_config_it_runs() -> None:
         "COPY deploy/gunicorn-streams.conf.py /etc/cardroom/gunicorn-streams.conf.py" in dockerfile
     )
     assert "USER cardroom" in dockerfile and "-slim" in dockerfile
+
+
+def test_the_redis_image_is_pinned_to_the_release_the_tests_run() -> None:
+    """The compose Redis is the exact release of the local redis-server the
+    tests start (the deploy's redis.conf and users.acl are tested on it)."""
+    image = compose()["services"]["redis"]["image"]
+    name, _, tag = image.partition(":")
+    assert name == "redis" and re.fullmatch(r"\d+\.\d+\.\d+", tag), image
+    if (server := shutil.which("redis-server")) is None:
+        pytest.skip("no redis-server installed; run tests/ensure-redis.sh")
+    version = subprocess.run([server, "--version"], capture_output=True, text=True, check=True)
+    assert f"v={tag} " in version.stdout, (image, version.stdout)
 
 
 def test_redis_config_keeps_every_acknowledged_append() -> None:

@@ -12,12 +12,13 @@ import os
 import signal
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 
 from service.store import EventStore
-from tests.stack import Stack, create_bot_game, running_stack
+from tests.stack import Stack, acl_with_admin, create_bot_game, running_stack
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -25,9 +26,10 @@ MOVES_AGAIN_S = 10.0
 
 
 @pytest.fixture
-def stack() -> Iterator[Stack]:
+def stack(tmp_path: Path) -> Iterator[Stack]:
     with running_stack(
         workers=2,
+        aclfile=acl_with_admin(tmp_path),  # one test SCANs, as admin
         api_processes=1,
         api_threads=8,
         CARDROOM_BOT_DELAY_S="0.3",
@@ -118,9 +120,10 @@ def test_a_finished_game_leaves_no_rq_keys(stack: Stack) -> None:
         assert time.monotonic() < deadline, "the game did not end"
         store.wait(game_id, store.version(game_id), 500)
     # The last job's own clean-up may still be in flight: poll until it is done.
+    admin = stack.redis.admin_client()  # SCAN is not the service's to run
     while True:
-        jobs = list(client.scan_iter("rq:job:*"))
-        results = list(client.scan_iter("rq:results:*"))
+        jobs = list(admin.scan_iter("rq:job:*"))
+        results = list(admin.scan_iter("rq:results:*"))
         if (not results and len(jobs) <= 1) or time.monotonic() > deadline:
             break
         store.wait(game_id, store.version(game_id), 100)
