@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import pytest
 import redis
 import yaml
 from test_docs_walkthrough import free_port, wait_ready
+from test_production_install import copies, dockerfile_stages
 
 from service.cli import build_parser
 from tests.testredis import TEST_REDIS
@@ -24,6 +26,10 @@ from tests.testredis import TEST_REDIS
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 DEPLOY_REDIS_URL = f"{TEST_REDIS}/10"
+
+
+def pyproject() -> dict[str, Any]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
 def compose() -> dict[str, Any]:
@@ -72,6 +78,21 @@ def test_the_image_installs_the_gunicorn_config_it_runs() -> None:
         "COPY deploy/gunicorn-streams.conf.py /etc/cardroom/gunicorn-streams.conf.py" in dockerfile
     )
     assert "USER cardroom" in dockerfile and "-slim" in dockerfile
+
+
+def test_the_image_installs_the_package_as_the_production_install_test_does() -> None:
+    """The build stage runs ``pip install .`` without extras on the files it copies:
+    what test_production_install.py builds its wheel from and installs the same way
+    (the image itself is built where a Docker daemon is, docs/operations.md)."""
+    build_stage = dockerfile_stages()[0]
+    installs = [w for w in build_stage if w[:3] == ["RUN", "pip", "install"]]
+    assert installs == [["RUN", "pip", "install", "--no-cache-dir", "--prefix=/install", "."]]
+    copied = {source for sources, _ in copies(build_stage) for source in sources}
+    packages = pyproject()["tool"]["setuptools"]["packages"]["find"]["include"]
+    needed = {"pyproject.toml", "setup.py", "MANIFEST.in", pyproject()["project"]["readme"]}
+    assert needed | {p.rstrip("*") for p in packages} <= copied
+    # the documents setup.py packs into the wheel
+    assert {"docs/fairness.md", "docs/rules", "docs/play"} <= copied
 
 
 def test_redis_config_keeps_every_acknowledged_append() -> None:
