@@ -179,9 +179,10 @@ def test_the_install_is_complete_and_imports_nothing_from_the_source_tree(
 ) -> None:
     assert "No broken requirements found." in production_install.pip("check")
     site = production_install.venv / "lib"
-    probe = "import service, workers, schemas; print(service.__file__, workers.__file__)"
+    modules = ("service", "workers", "schemas")
+    probe = f"import {', '.join(modules)}; print({', '.join(m + '.__file__' for m in modules)})"
     found = run([production_install.python, "-c", probe], production_install.cwd).split()
-    assert found and all(Path(f).is_relative_to(site) for f in found), found
+    assert len(found) == len(modules) and all(Path(f).is_relative_to(site) for f in found), found
 
 
 @dataclass
