@@ -140,15 +140,23 @@ def _signal_group(popen: subprocess.Popen[bytes], sig: signal.Signals) -> None:
 
 class Proc:
     """One process in a process group of its own; stdout and stderr go to ``log``
-    (appended to, so a process started again keeps one log)."""
+    (appended to, so a process started again keeps one log). It runs in ``cwd``
+    (the repository unless told otherwise)."""
 
     def __init__(
-        self, name: str, args: list[str], log: Path, env: dict[str, str] | None = None
+        self,
+        name: str,
+        args: list[str],
+        log: Path,
+        env: dict[str, str] | None = None,
+        *,
+        cwd: Path = ROOT,
     ) -> None:
         self.name = name
         self.args = args
         self.log = log
         self.env = env
+        self.cwd = cwd
         self.popen: subprocess.Popen[bytes] | None = None
 
     def __repr__(self) -> str:
@@ -162,7 +170,7 @@ class Proc:
             self.popen = subprocess.Popen(
                 self.args,
                 env=self.env,
-                cwd=ROOT,
+                cwd=self.cwd,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,

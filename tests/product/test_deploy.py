@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 import redis
 import yaml
 from test_docs_walkthrough import free_port, wait_ready
+from test_production_install import copies, dockerfile_stages
 
 from service.cli import build_parser
 from tests.testredis import TEST_REDIS
@@ -25,6 +27,10 @@ from tests.testredis import TEST_REDIS
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 DEPLOY_REDIS_URL = f"{TEST_REDIS}/10"
+
+
+def pyproject() -> dict[str, Any]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
 def compose() -> dict[str, Any]:
@@ -85,6 +91,80 @@ def test_the_redis_image_is_pinned_to_the_release_the_tests_run() -> None:
         pytest.skip("no redis-server installed; run tests/ensure-redis.sh")
     version = subprocess.run([server, "--version"], capture_output=True, text=True, check=True)
     assert f"v={tag} " in version.stdout, (image, version.stdout)
+
+
+def test_the_image_installs_the_package_as_the_production_install_test_does() -> None:
+    """The build stage runs ``pip install .`` without extras on the files it copies:
+    what test_production_install.py builds its wheel from and installs the same way
+    (the image itself is built where a Docker daemon is, docs/operations.md)."""
+    build_stage = dockerfile_stages()[0]
+    installs = [w for w in build_stage if w[:3] == ["RUN", "pip", "install"]]
+    assert installs == [["RUN", "pip", "install", "--no-cache-dir", "--prefix=/install", "."]]
+    copied = {source for sources, _ in copies(build_stage) for source in sources}
+    packages = pyproject()["tool"]["setuptools"]["packages"]["find"]["include"]
+    needed = {"pyproject.toml", "setup.py", "MANIFEST.in", pyproject()["project"]["readme"]}
+    assert needed | {p.rstrip("*") for p in packages} <= copied
+    # the documents setup.py packs into the wheel
+    assert {"docs/fairness.md", "docs/rules", "docs/play"} <= copied
+
+
+# A stand-in for `docker`: records each call; keeps what `exec` is fed and, at `build`,
+# a copy of each secret the override file names and its mode.
+STUB_DOCKER = r"""#!/bin/sh
+echo "$*" >>"$STUB_DIR/calls"
+case "$*" in
+  *" exec "*) cat >"$STUB_DIR/stdin"; exit "${STUB_EXEC_STATUS:-0}" ;;
+  *" build") override=$(echo "$*" | sed 's/.* -f \([^ ]*\) build/\1/')
+    for name in $(sed -n 's/^ *file: //p' "$override"); do
+      cp "$name" "$STUB_DIR/$(basename "$name")"; stat -c %a "$name" >>"$STUB_DIR/modes"
+    done ;;
+esac
+"""
+
+
+@pytest.mark.parametrize("exec_status", [0, 3])
+def test_the_image_smoke_script_builds_waits_plays_and_always_cleans_up(
+    tmp_path: Path, exec_status: int
+) -> None:
+    """deploy/smoke.sh with a stub ``docker`` (no daemon here): builds, waits for every
+    health check, runs deploy/smoke_client.py in the API's container through the front,
+    and takes everything down, volumes too, whether or not the smoke test passed; on
+    throwaway secrets, the password the shipped users.acl hashes."""
+    stub = tmp_path / "bin" / "docker"
+    stub.parent.mkdir()
+    stub.write_text(STUB_DOCKER)
+    stub.chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}",
+        "STUB_DIR": str(tmp_path),
+        "STUB_EXEC_STATUS": str(exec_status),
+    }
+    done = subprocess.run(
+        ["sh", str(ROOT / "deploy" / "smoke.sh")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == exec_status, done.stderr
+    calls = [line.split() for line in (tmp_path / "calls").read_text().splitlines()]
+    assert calls[0] == ["info"]
+    compose = ["compose", "-p", "cardroom-smoke", "-f", "deploy/compose.yaml", "-f"]
+    assert all(call[:6] == compose for call in calls[1:]), calls
+    actions = [call[7:] for call in calls[1:]]
+    expected = [["build"], ["up", "-d", "--wait", "--wait-timeout", "300"]]
+    expected.append(["exec", "-T", "api", "python", "-", "http://front"])
+    if exec_status:
+        expected += [["ps", "-a"], ["logs", "--tail", "40"]]
+    assert actions == [*expected, ["down", "-v", "--remove-orphans"]]
+    smoke_client = (ROOT / "deploy" / "smoke_client.py").read_text()
+    assert (tmp_path / "stdin").read_text() == smoke_client
+    assert (tmp_path / "redis_password").read_text() == "change-me"
+    assert re.fullmatch(r"k1:[A-Za-z0-9+/]{43}=\n", (tmp_path / "seed_keys").read_text())
+    assert (tmp_path / "modes").read_text().split() == ["644", "644"]
+    assert not Path(calls[1][6]).exists(), "the throwaway secrets were left behind"
 
 
 def test_redis_config_keeps_every_acknowledged_append() -> None:
