@@ -36,6 +36,7 @@ from service import lag
 from service.engines import game as table
 from service.engines.base import JSON, Event, Move
 from service.engines.shuffle import commitment, new_client_seed, new_server_seed
+from service.idempotency import IdempotencyKeyReused, request_fingerprint
 from service.metrics import APPEND_SECONDS
 from service.runtime import Runtime
 from service.seattokens import derive_token, server_key
@@ -74,16 +75,6 @@ class Unauthenticated(Exception):
 
 class Forbidden(Exception):
     """A seat token that opens no seat of this game (unknown, or another game's)."""
-
-
-class IdempotencyKeyReused(ValueError):
-    """An idempotency key sent again with a different request."""
-
-    def __init__(self, game_id: str) -> None:
-        super().__init__(
-            f"idempotency_key was already used in game {game_id} for a different request; "
-            "use a new key for a new move"
-        )
 
 
 class MissingSecret(RuntimeError):
@@ -135,23 +126,12 @@ def _match_token(stored: Mapping[Any, Any], token: str) -> int | None:
 
 
 def _seat_fingerprint(name: str, client_seed: str | None, bot: bool) -> str:
-    canonical = json.dumps(
-        {"name": name, "client_seed": client_seed, "bot": bot},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return request_fingerprint({"name": name, "client_seed": client_seed, "bot": bot})
 
 
 def _fingerprint(seat: int, move: object, expected_version: int | None) -> str:
-    """What makes two requests "the same" for an idempotency key."""
-    canonical = json.dumps(
-        {"seat": seat, "move": move, "expected_version": expected_version},
-        sort_keys=True,
-        separators=(",", ":"),
-        default=str,
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """What makes two moves "the same" for an idempotency key."""
+    return request_fingerprint({"seat": seat, "move": move, "expected_version": expected_version})
 
 
 def seat_scoped_key(seat: int, idempotency_key: str) -> str:

@@ -25,7 +25,8 @@ from service.engines.base import OptionError, RuleError
 from service.engines.cards import CardError
 from service.engines.game import TableError
 from service.engines.shuffle import SeedError
-from service.games import Forbidden, IdempotencyKeyReused, Unauthenticated
+from service.games import Forbidden, Unauthenticated
+from service.idempotency import IdempotencyKeyReused
 from service.store.errors import BadGameId, GameNotFound, NotReplicated, VersionConflict
 from service.store.index import BadCursor
 
