@@ -53,7 +53,7 @@ from service.store import (
     load_game,
     load_game_and_tokens,
 )
-from service.store.creations import CreationRecord, Reservation
+from service.store.creations import LEGACY, CreationRecord, Reservation
 
 log = logging.getLogger("cardroom.games")
 
@@ -400,7 +400,7 @@ class GameService:
             found = self.store.creations.reserve(record_key, fingerprint)
             if isinstance(found, Reservation):
                 return found
-            if found.fingerprint != fingerprint:
+            if found.fingerprint not in (fingerprint, LEGACY):
                 raise IdempotencyKeyReused()
             if found.game_id is not None:
                 return found

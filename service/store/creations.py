@@ -10,7 +10,8 @@ expires after ``pending_ms`` (a request that died while opening its table),
 a settled one after the idempotency TTL.
 
 A record is JSON: ``{"fp": <the request's fingerprint>, "pending": <token>}``
-while pending, ``{"fp": ..., "game_id": ...}`` once settled.
+while pending, ``{"fp": ..., "game_id": ...}`` once settled. Releases before
+these records kept the bare game id, with no fingerprint (:data:`LEGACY`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from .clients import Client
 
 DEFAULT_PENDING_MS: Final = 30_000
 """How long a reservation may stay pending: far longer than opening a table takes."""
+LEGACY: Final = ""
+"""The fingerprint of a record an older release kept: unknown. Such a record is
+answered as that release answered it, with its table whatever the body; it
+expires within the idempotency TTL."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,8 @@ class CreationRecords:
         if not kept:
             return Reservation(key, fingerprint, pending)
         raw = kept.decode() if isinstance(kept, bytes) else str(kept)
+        if not raw.startswith("{"):  # a record of an older release: the bare game id
+            return CreationRecord(LEGACY, raw, raw)
         record = json.loads(raw)
         game_id = record.get("game_id")
         return CreationRecord(str(record["fp"]), None if game_id is None else str(game_id), raw)

@@ -193,6 +193,18 @@ def test_a_key_whose_table_was_dropped_unjoined_opens_a_new_one(creator: Creator
     assert replay.get_json()["game_id"] == again.get_json()["game_id"]
 
 
+def test_a_record_of_the_older_release_still_answers_with_its_table(creator: Creator) -> None:
+    """Records kept before fingerprints held the bare game id (address-scoped
+    keys are named as they were): such a record is answered as it was then."""
+    earlier = creator.create(MURLAN, key=None).get_json()["game_id"]
+    record = keys.creation("addr:127.0.0.1", "table-1")  # the older release's name
+    assert record == keys.creation(creation_scope(None, None, "127.0.0.1"), "table-1")
+    creator.service.store.redis.set(record, earlier)
+    r = creator.create(MURLAN)
+    assert r.status_code == 201 and r.headers["Idempotent-Replayed"] == "true"
+    assert r.get_json()["game_id"] == earlier
+
+
 def test_client_secret_wins_over_client_id(creator: Creator) -> None:
     first = creator.create(MURLAN, secret=SECRET, client_id=OTHER_SECRET)
     by_secret = creator.create(MURLAN, secret=SECRET)
