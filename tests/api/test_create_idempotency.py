@@ -233,6 +233,24 @@ def test_the_documented_waits() -> None:
     assert DEFAULT_PENDING_MS == 30_000
 
 
+def test_behind_a_trusted_proxy_the_address_is_the_forwarded_one() -> None:
+    """With ``CARDROOM_PROXIES`` the scope without a secret is the client's
+    address as the proxy forwards it, as the rate limits see it."""
+    app = make_app(load_settings(proxies=1), RATELIMIT_ENABLED=False)
+    client = app.test_client()
+    body = {**MURLAN, "idempotency_key": "table-1"}
+
+    def create(forwarded: str) -> str:
+        r = client.post("/games", json=body, headers={"X-Forwarded-For": forwarded})
+        assert r.status_code == 201
+        game_id: str = r.get_json()["game_id"]
+        return game_id
+
+    first = create("203.0.113.7")
+    assert create("203.0.113.7") == first
+    assert create("198.51.100.4") != first
+
+
 @pytest.mark.parametrize(
     "secret", ["short", "x" * 257, "sixteen chars ok", "ünïcödé-secret-value", "tab\there-0123456"]
 )
