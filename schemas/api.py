@@ -61,8 +61,9 @@ class CreateGameRequest(_Request):
     ) = Field(
         default=None,
         description=(
-            "Retry-safe key, scoped to the client (its `Client-Id` header, else its address): "
-            "the same key opens one table and a repeat answers with it."
+            "Retry-safe key, scoped to the client: the SHA-256 of its `Client-Secret` header "
+            "(or of the deprecated `Client-Id`), else its address. The same key with the same "
+            "body opens one table and a repeat answers with it; with another body it is a 422."
         ),
     )
 

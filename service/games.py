@@ -25,7 +25,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Final
 
 import orjson
@@ -36,6 +36,7 @@ from service import lag
 from service.engines import game as table
 from service.engines.base import JSON, Event, Move
 from service.engines.shuffle import commitment, new_client_seed, new_server_seed
+from service.idempotency import IdempotencyKeyInUse, IdempotencyKeyReused, request_fingerprint
 from service.metrics import APPEND_SECONDS
 from service.runtime import Runtime
 from service.seattokens import derive_token, server_key
@@ -52,6 +53,7 @@ from service.store import (
     load_game,
     load_game_and_tokens,
 )
+from service.store.creations import LEGACY, CreationRecord, Reservation
 
 log = logging.getLogger("cardroom.games")
 
@@ -62,6 +64,11 @@ MAX_STEPS: Final = 64
 TOKEN_BYTES: Final = 32
 SEAT_IDEMPOTENCY: Final = "seat:"
 """Prefix of a seat request's idempotency key in the store (moves use the bare key)."""
+CREATION_WAIT_S: Final = 1.0
+"""How long a repeated ``POST /games`` waits for its first request to open the table."""
+CREATION_POLL_S: Final = 0.02
+CREATION_RETRY_AFTER_S: Final = 1
+"""The ``Retry-After`` of a repeat that waited in vain (the first request is still at it)."""
 ACTIVE_FIELD: Final = "active_ms"
 """Field of the game's meta hash: when a person last acted at the table (ms)."""
 ABANDONED_IDLE: Final = "idle"
@@ -74,16 +81,6 @@ class Unauthenticated(Exception):
 
 class Forbidden(Exception):
     """A seat token that opens no seat of this game (unknown, or another game's)."""
-
-
-class IdempotencyKeyReused(ValueError):
-    """An idempotency key sent again with a different request."""
-
-    def __init__(self, game_id: str) -> None:
-        super().__init__(
-            f"idempotency_key was already used in game {game_id} for a different request; "
-            "use a new key for a new move"
-        )
 
 
 class MissingSecret(RuntimeError):
@@ -99,6 +96,14 @@ class SeatGrant:
     token: str | None
     """The seat's bearer token: only ever here, never stored (``None`` for a bot)."""
     state: table.Game
+
+
+@dataclass(frozen=True, slots=True)
+class Creation:
+    state: table.Game
+    """The table: the one just opened, or the one a repeat of its request is answered with."""
+    replayed: bool = False
+    """True when an earlier request with this idempotency key opened it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,23 +140,17 @@ def _match_token(stored: Mapping[Any, Any], token: str) -> int | None:
 
 
 def _seat_fingerprint(name: str, client_seed: str | None, bot: bool) -> str:
-    canonical = json.dumps(
-        {"name": name, "client_seed": client_seed, "bot": bot},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return request_fingerprint({"name": name, "client_seed": client_seed, "bot": bot})
 
 
 def _fingerprint(seat: int, move: object, expected_version: int | None) -> str:
-    """What makes two requests "the same" for an idempotency key."""
-    canonical = json.dumps(
-        {"seat": seat, "move": move, "expected_version": expected_version},
-        sort_keys=True,
-        separators=(",", ":"),
-        default=str,
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """What makes two moves "the same" for an idempotency key."""
+    return request_fingerprint({"seat": seat, "move": move, "expected_version": expected_version})
+
+
+def _creation_fingerprint(game: str, options: Mapping[str, Any] | None, seats: int | None) -> str:
+    """What makes two ``POST /games`` "the same": the body but for its key."""
+    return request_fingerprint({"game": game, "options": dict(options or {}), "seats": seats})
 
 
 def seat_scoped_key(seat: int, idempotency_key: str) -> str:
@@ -222,6 +221,7 @@ class GameService:
         self.store = store
         self.followup: Followup = followup or runtime.enqueue_followup
         self.start_drain: StartDrain = start_drain or runtime.enqueue_drain
+        self.creation_wait_s = CREATION_WAIT_S
 
     # -- queries -------------------------------------------------------------
     def load(self, game_id: str) -> table.Game:
@@ -312,36 +312,117 @@ class GameService:
         self, game: str, options: Mapping[str, Any] | None = None, seats: int | None = None
     ) -> table.Game:
         """A new table, seating; its seed is drawn and kept, its commitment published."""
+        return self._open(*self._draft(game, options, seats))
+
+    def open_table(
+        self,
+        game: str,
+        options: Mapping[str, Any] | None,
+        seats: int | None,
+        idempotency_key: str | None,
+        scope: str,
+    ) -> Creation:
+        """:meth:`create_game`, retry-safe with ``idempotency_key``.
+
+        The key belongs to ``scope`` (:func:`service.idempotency.creation_scope`)
+        and is reserved before anything is written, so the same request sent
+        any number of times, at once or one after another, opens one table and
+        every repeat answers with it (``replayed``). The key sent with another
+        body is :class:`IdempotencyKeyReused`; while the request holding it is
+        still opening its table, a repeat waits up to :attr:`creation_wait_s`
+        for it, then is :class:`IdempotencyKeyInUse`. A body the game refuses
+        is refused before the key is looked at, and reserves nothing. A key
+        whose table is gone (dropped unjoined) opens a new one.
+        """
+        seed, events = self._draft(game, options, seats)
+        if idempotency_key is None:
+            return Creation(self._open(seed, events))
+        fingerprint = _creation_fingerprint(game, options, seats)
+        found = self._claim_creation(keys.creation(scope, idempotency_key), fingerprint)
+        if not isinstance(found, Reservation):
+            return Creation(found, replayed=True)
+        try:
+            state = self._open(seed, events)
+        except BaseException:
+            self._settle_creation(found, None)  # nothing opened: the key is free again
+            raise
+        self._settle_creation(found, state.game_id)
+        return Creation(state)
+
+    def _draft(
+        self, game: str, options: Mapping[str, Any] | None, seats: int | None
+    ) -> tuple[bytes, list[Event]]:
+        """A new table's server seed and first event, checked by the game (a bad
+        option or seat count raises here); nothing is written."""
         seed = new_server_seed()
+        return seed, table.create(new_game_id(), game, options, seats, commitment(seed))
+
+    def _open(self, seed: bytes, events: list[Event]) -> table.Game:
+        """Write a drafted table: its seed, its first event, its index entry."""
         while True:
-            game_id = new_game_id()
-            events = table.create(game_id, game, options, seats, commitment(seed))
-            self.store.put_secret(game_id, seed)
+            created = events[0]
+            assert isinstance(created, table.GameCreated)
+            self.store.put_secret(created.game_id, seed)
             dispatch = self.runtime.append_dispatch()
             try:
-                result = self.store.append(game_id, events, 0, dispatch=dispatch)
+                result = self.store.append(created.game_id, events, 0, dispatch=dispatch)
             except VersionConflict:  # 96 random bits collided: draw another id
+                events = [replace(created, game_id=new_game_id()), *events[1:]]
                 continue
             break
-        self.store.index_game(game_id, game, "seating", int(time.time() * 1000))
+        game_id = created.game_id
+        self.store.index_game(game_id, created.game, "seating", int(time.time() * 1000))
         self._touch(game_id)
         state = table.fold(events)
         self._after_append(None, state, result, dispatch)
         return state
 
-    def keep_creation(self, scope: str, idempotency_key: str, game_id: str) -> str:
-        """The game a client's creation key names: ``game_id`` if the key is new,
-        else the game of the first request with it (the table just opened is
-        then never joined, and expires). Keys are remembered like move keys."""
-        digest = hashlib.sha256(f"{scope}\0{idempotency_key}".encode()).hexdigest()[:32]
-        key = f"{keys.PREFIX}:{{create:{digest[:2]}}}:{digest}"
-        ttl_ms = self.store.idempotency_ttl_ms
-        if self.store.redis.set(key, game_id, nx=True, px=ttl_ms):
-            return game_id
-        kept = self.store.redis.get(key)
-        if kept is None:
-            return game_id
-        return kept.decode() if isinstance(kept, bytes) else str(kept)
+    def _claim_creation(self, record_key: str, fingerprint: str) -> Reservation | table.Game:
+        """The key reserved for this request, or the table an earlier request
+        with it opened. A record naming a table that is gone (dropped unjoined,
+        see :mod:`service.retention`) is forgotten: the key is free again."""
+        while True:
+            found = self._reserve_creation(record_key, fingerprint)
+            if isinstance(found, Reservation):
+                return found
+            assert found.game_id is not None
+            try:
+                return self.load(found.game_id)
+            except GameNotFound:
+                self.store.creations.forget(record_key, found)
+
+    def _reserve_creation(self, record_key: str, fingerprint: str) -> Reservation | CreationRecord:
+        """The key reserved for this request, or the record of the game an
+        earlier request with the same body opened (waiting a little while it
+        is opening it)."""
+        deadline = time.monotonic() + self.creation_wait_s
+        while True:
+            found = self.store.creations.reserve(record_key, fingerprint)
+            if isinstance(found, Reservation):
+                return found
+            if found.fingerprint not in (fingerprint, LEGACY):
+                raise IdempotencyKeyReused()
+            if found.game_id is not None:
+                return found
+            if time.monotonic() >= deadline:
+                raise IdempotencyKeyInUse(CREATION_RETRY_AFTER_S)
+            time.sleep(CREATION_POLL_S)
+
+    def _settle_creation(self, reservation: Reservation, game_id: str | None) -> None:
+        """Name the opened table in the key's record (or free the key). A failure
+        is logged, not raised: the table stands (or the request's own error
+        is the answer), and a pending record expires by itself."""
+        try:
+            settled = self.store.creations.settle(reservation, game_id)
+        except Exception:
+            log.exception("could not settle the idempotency record of a new table")
+            return
+        if not settled:
+            log.warning(
+                "a creation's idempotency record was pending past %s ms",
+                self.store.creations.pending_ms,
+                extra={"game_id": game_id},
+            )
 
     def take_seat(
         self,

@@ -25,7 +25,13 @@ from service.engines.base import OptionError, RuleError
 from service.engines.cards import CardError
 from service.engines.game import TableError
 from service.engines.shuffle import SeedError
-from service.games import Forbidden, IdempotencyKeyReused, Unauthenticated
+from service.games import Forbidden, Unauthenticated
+from service.idempotency import (
+    CLIENT_SECRET,
+    BadClientSecret,
+    IdempotencyKeyInUse,
+    IdempotencyKeyReused,
+)
 from service.store.errors import BadGameId, GameNotFound, NotReplicated, VersionConflict
 from service.store.index import BadCursor
 
@@ -136,6 +142,17 @@ def handle(exc: Exception) -> Response:
             str(exc),
             field="idempotency_key",
         )
+    if isinstance(exc, IdempotencyKeyInUse):
+        return problem(
+            409,
+            "idempotency-key-in-use",
+            "Idempotency key in use",
+            str(exc),
+            headers={"Retry-After": str(exc.retry_after_s)},
+            field="idempotency_key",
+        )
+    if isinstance(exc, BadClientSecret):
+        return problem(422, "bad-client-secret", "Bad client secret", str(exc), field=CLIENT_SECRET)
     if isinstance(exc, BadCursor):
         return problem(422, "invalid-body", "Invalid request", str(exc), field="cursor")
     if isinstance(

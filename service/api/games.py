@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from schemas.api import CreateGameRequest, GameCreated, GamesPage, ListGamesQuery
+from service.idempotency import CLIENT_ID, CLIENT_SECRET, creation_scope
 
 from .http import bearer_token, body, query, reply, service
 from .views import view_json
@@ -15,13 +16,13 @@ bp = Blueprint("games", __name__)
 @bp.post("/games")
 def create_game() -> Response:
     req = body(CreateGameRequest)
-    svc = service()
-    state = svc.create_game(req.game, req.options, req.seats)
-    replayed = False
-    if req.idempotency_key is not None:
-        kept = svc.keep_creation(client_scope(), req.idempotency_key, state.game_id)
-        if kept != state.game_id:  # an earlier request with this key opened the table
-            state, replayed = svc.load(kept), True
+    scope = creation_scope(
+        request.headers.get(CLIENT_SECRET),
+        request.headers.get(CLIENT_ID),
+        request.remote_addr or "",
+    )
+    opened = service().open_table(req.game, req.options, req.seats, req.idempotency_key, scope)
+    state = opened.state
     created = GameCreated(
         game_id=state.game_id,
         game=state.game,  # type: ignore[arg-type]
@@ -32,17 +33,8 @@ def create_game() -> Response:
         status=state.status,  # type: ignore[arg-type]
         version=state.version,
     )
-    headers = {"Idempotent-Replayed": "true"} if replayed else {}
+    headers = {"Idempotent-Replayed": "true"} if opened.replayed else {}
     return reply(created, 201, Location=f"/games/{state.game_id}", **headers)
-
-
-def client_scope() -> str:
-    """Whose idempotency keys a creation's key is among: the ``Client-Id``
-    header a client sends, else its address (as the rate limiter sees it)."""
-    client_id = request.headers.get("Client-Id", "").strip()
-    if client_id:
-        return "id:" + client_id[:128]
-    return "addr:" + (request.remote_addr or "")
 
 
 @bp.get("/games")

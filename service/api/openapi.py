@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from schemas import api, fairness
+from service.idempotency import CLIENT_ID, CLIENT_SECRET, CLIENT_SECRET_PATTERN
 
 REF: Final = "#/components/schemas/{model}"
 PROBLEM_TYPE: Final = "application/problem+json"
@@ -40,6 +41,43 @@ ERRORS: Final = {
     503: "Redis does not answer.",
 }
 
+CLIENT_HEADERS: Final = (
+    {
+        "name": CLIENT_SECRET,
+        "in": "header",
+        "required": False,
+        "description": (
+            "A secret of the client's own, drawn at random and kept private: its SHA-256 "
+            "scopes the body's `idempotency_key`, so only a client knowing it can replay "
+            "the table a key opened (or collide with its keys). Without it (and without "
+            "`Client-Id`) a key is scoped to the client's address."
+        ),
+        "schema": {"type": "string", "pattern": CLIENT_SECRET_PATTERN},
+    },
+    {
+        "name": CLIENT_ID,
+        "in": "header",
+        "required": False,
+        "deprecated": True,
+        "description": (
+            f"The older name of `{CLIENT_SECRET}`, still served and taken for a secret the "
+            "same way: send a random value, kept private. A value shorter than 16 "
+            "characters is no secret and scopes keys to it and the client's address."
+        ),
+        "schema": {"type": "string"},
+    },
+)
+"""The headers naming whose idempotency keys a creation's key is among."""
+REPLAYED: Final = {
+    "Idempotent-Replayed": {
+        "schema": {"type": "string", "enum": ["true"]},
+        "description": "Present when an earlier request with this idempotency key made the answer.",
+    }
+}
+RETRY_AFTER: Final = {
+    "Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}
+}
+
 Mode = Literal["validation", "serialization"]
 
 
@@ -57,6 +95,13 @@ class Op:
     query: type[BaseModel] | None = None
     auth: Literal["none", "optional", "required"] = "none"
     extra_content: dict[str, Any] = field(default_factory=dict)
+    headers: tuple[dict[str, Any], ...] = ()
+    """Request headers the operation reads, as OpenAPI parameters."""
+    notes: dict[int, str] = field(default_factory=dict)
+    """What an error status means here, where it is not :data:`ERRORS`' general sense."""
+    ok_headers: dict[str, Any] = field(default_factory=dict)
+    retry_after: tuple[int, ...] = ()
+    """Error statuses besides 429 that come with ``Retry-After``."""
 
 
 OPS: Final = (
@@ -64,12 +109,30 @@ OPS: Final = (
         "post",
         "/games",
         "Open a table",
-        "Creates a game; its first event carries the commitment to the server seed.",
+        "Creates a game; its first event carries the commitment to the server seed. With an "
+        "`idempotency_key` the request is retry-safe: the same body sent again with the same "
+        "key (and the same `Client-Secret`) opens no second table and answers with the first "
+        "(`Idempotent-Replayed: true`); the key with another body is a 422 "
+        "`idempotency-key-reused`; a repeat sent while the first is still being handled "
+        "waits up to a second for it, then is a 409 `idempotency-key-in-use`.",
         "games",
         201,
         api.GameCreated,
-        (400, 413, 415, 422, 429),
+        (400, 409, 413, 415, 422, 429),
         request=api.CreateGameRequest,
+        headers=CLIENT_HEADERS,
+        notes={
+            409: "`idempotency-key-in-use`: the first request with this key is still being "
+            "handled; send it again after `Retry-After` seconds.",
+            422: "The body is wrong (`field`), an option bad (`option`), the key reused with "
+            "another body (`idempotency-key-reused`) or the `Client-Secret` header malformed "
+            "(`bad-client-secret`).",
+        },
+        ok_headers={
+            "Location": {"schema": {"type": "string"}, "description": "The new game's path."},
+            **REPLAYED,
+        },
+        retry_after=(409,),
     ),
     Op(
         "get",
@@ -201,6 +264,7 @@ def _params(op: Op) -> list[dict[str, Any]]:
     params: list[dict[str, Any]] = []
     if "{game_id}" in op.path:
         params.append(GAME_ID_PARAM)
+    params.extend(op.headers)
     if op.query is not None:
         props = op.query.model_json_schema()["properties"]
         for name, prop in props.items():
@@ -213,18 +277,18 @@ def _operation(op: Op) -> dict[str, Any]:
     ok: dict[str, Any] = {"description": "OK"}
     if op.response is not None:
         ok["content"] = _content(op.response)
+    if op.ok_headers:
+        ok["headers"] = op.ok_headers
     if op.path.endswith("/events"):
         ok["content"]["application/x-ndjson"] = {"schema": {"$ref": REF.format(model="StreamLine")}}
     responses: dict[str, Any] = {str(op.ok): ok}
     for status in op.errors:
         responses[str(status)] = {
-            "description": ERRORS[status],
+            "description": op.notes.get(status, ERRORS[status]),
             "content": _content(api.Problem, PROBLEM_TYPE),
         }
-        if status == 429:
-            responses["429"]["headers"] = {
-                "Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}
-            }
+        if status == 429 or status in op.retry_after:
+            responses[str(status)]["headers"] = RETRY_AFTER
     out: dict[str, Any] = {
         "operationId": op.method
         + "_"

@@ -50,6 +50,7 @@ from .clients import (
     refresh_topology,
     run_script,
 )
+from .creations import CreationRecords
 from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
 from .index import GamesIndex, GameSummary
 from .seeds import SeedCipher, default_cipher, is_in_process, open_seed
@@ -197,7 +198,8 @@ class LoadParts:
 
 
 class EventStore:
-    """Events, snapshots, seeds, seat tokens and the games index of cardroom.
+    """Events, snapshots, seeds, seat tokens, the games index and the creation
+    keys of cardroom.
 
     ``redis`` must return bytes (``decode_responses=False``, the default); it
     may be a ``RedisCluster``: every command and script touches one game's
@@ -242,6 +244,8 @@ class EventStore:
         """Appends may project themselves (:class:`Projection`): on a standalone
         Redis only (the timers index is not in a game's slot)."""
         self.index = GamesIndex(redis, index_shards)
+        self.creations = CreationRecords(redis, self.idempotency_ttl_ms)
+        """The idempotency records of ``POST /games`` (:mod:`service.store.creations`)."""
         self._append = redis.register_script(lua.APPEND)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
         self._load = redis.register_script(lua.LOAD)

@@ -55,6 +55,15 @@ def idem(game_id: str, key: str) -> str:
     return _game_key(game_id, f"idem:{digest}")
 
 
+def creation(scope: str, idempotency_key: str) -> str:
+    """The idempotency record of a ``POST /games`` with ``idempotency_key`` by
+    the client of ``scope`` (see :func:`service.idempotency.creation_scope`),
+    named by a digest of both; records are spread over 256 hash tags."""
+    raw = f"{scope}\0{idempotency_key}".encode("utf-8", "surrogatepass")
+    digest = hashlib.sha256(raw).hexdigest()[:32]
+    return f"{PREFIX}:{{create:{digest[:2]}}}:{digest}"
+
+
 def secret(game_id: str) -> str:
     """The server seed, until the game reveals it."""
     return _game_key(game_id, "secret")

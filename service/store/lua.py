@@ -316,3 +316,25 @@ DRAIN_FREE: Final = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 """
+
+CREATION_RESERVE: Final = """
+-- KEYS[1]: the idempotency record of a game creation. ARGV[1]: a pending
+-- record (the request's fingerprint and a token of its own); ARGV[2]: how long
+-- it may stay pending, in ms. Returns the record found (the key is another
+-- request's), else false: the key is reserved for this request.
+local kept = redis.call('GET', KEYS[1])
+if kept then return kept end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false
+"""
+
+CREATION_SETTLE: Final = """
+-- KEYS[1]: the idempotency record of a game creation. ARGV[1]: the pending
+-- record this request set; ARGV[2]: the record of the game it opened ('':
+-- it opened none, the key is free again); ARGV[3]: that record's TTL in ms.
+-- Only the request whose pending record it still is settles it: 1, else 0.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1])
+else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+return 1
+"""

@@ -85,3 +85,24 @@ def test_the_api_walkthrough_works_as_written(served: str) -> None:
     assert '"verified": true' in out and '"commitment_ok": true' in out
     assert '"format": "cardroom-replay-v1"' in out and '"complete": true' in out
     assert '"status": 409' in out  # the stale retry without a key, as the text says
+
+
+def test_the_retry_safe_creation_example_works_as_written(served: str) -> None:
+    """docs/api.md's example of a keyed POST /games: a replay, then a 422."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    section = text.split("## Opening a table retry-safely", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```sh\n(.*?)```", section, re.S)
+    run = subprocess.run(
+        ["bash", "-c", "set -euo pipefail\n" + block],
+        env={**os.environ, "BASE": served},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = run.stdout
+    assert '"status": "seating"' in out
+    assert re.search(r"^HTTP/\S+ 201", out, re.M), out
+    assert re.search(r"^idempotent-replayed: true", out, re.M | re.I), out
+    assert '"status": 422' in out and "/idempotency-key-reused" in out
+    assert '"field": "idempotency_key"' in out
