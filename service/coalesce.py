@@ -41,9 +41,10 @@ an entry whose claimer died fires again) and poke the game's marker. The
 job that then runs sets the entry to the game's next due time, or removes it.
 
 Every time here is Redis's (:mod:`service.store.clock`): the claims read
-``TIME`` in their script, and the watchdog and a retry's backoff are set
-relative to it by a script on the index's shard. No process's own clock
-decides when a timer fires.
+``TIME`` in their script, a retry's backoff is set relative to it by a script
+on the index's shard, and a running job's watchdog is Redis's time as last
+read (each round and each claim read it) carried on by the monotonic clock.
+No process's own wall clock decides when a timer fires.
 """
 
 from __future__ import annotations
@@ -110,10 +111,12 @@ class Followups:
     def queue_begin(self, pipe: Any, game_id: str) -> None:
         """:meth:`begin_round`'s commands, queued on ``pipe`` (first, so that
         :meth:`seen` finds the marker in the pipeline's replies)."""
-        watchdog_ms = self.lease_ms + WATCHDOG_MARGIN_MS
+        # Redis's time as the last reading and the monotonic clock carry it: no
+        # script, no round trip, and no wall clock of this process involved
+        watchdog = self.clock.estimate_ms() + self.lease_ms + WATCHDOG_MARGIN_MS
         pipe.get(keys.followup(game_id))
         pipe.pexpire(keys.followup(game_id), self.lease_ms)
-        run_script(self._due_in, [self.due_key(game_id)], [game_id, watchdog_ms, "1"], pipe)
+        pipe.zadd(self.due_key(game_id), {game_id: watchdog}, lt=True)
 
     @staticmethod
     def seen(replies: list[Any]) -> str:
@@ -157,7 +160,7 @@ class Followups:
             self.redis.zrem(self.due_key(game_id), game_id)
             return None
         wait = backoff_s[count - 1]
-        run_script(self._due_in, [self.due_key(game_id)], [game_id, wait * 1000, "0"])
+        run_script(self._due_in, [self.due_key(game_id)], [game_id, wait * 1000])
         return float(wait)
 
     def pending(self, game_ids: list[str]) -> list[tuple[int, int, bool, float | None]]:
@@ -199,7 +202,7 @@ class Followups:
         for shard in range(self.shards):
             probe.zrange(keys.due(shard), 0, 0, withscores=True)
         replies = probe.execute()
-        at = int(replies.pop(0)) if at_ms is None else at_ms
+        at = self.clock.reply_ms(replies.pop(0)) if at_ms is None else at_ms
         shards = [s for s, first in enumerate(replies) if first and first[0][1] <= at]
         if not shards:
             return []
@@ -234,7 +237,7 @@ class Followups:
         for shard in range(self.shards):
             pipe.zrange(keys.due(shard), 0, 0, withscores=True)
         replies = pipe.execute()
-        now = int(replies.pop(0)) if with_now else 0
+        now = self.clock.reply_ms(replies.pop(0)) if with_now else 0
         firsts = [int(hit[0][1]) for hit in replies if hit]
         return min(firsts, default=None), now
 

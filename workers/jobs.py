@@ -303,7 +303,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     pipe = redis.pipeline(transaction=False)
     if begin:
         followups.queue_begin(pipe, game_id)
-    store.clock.queue_now(pipe, keys.events(game_id))
+    followups.clock.queue_now(pipe, keys.events(game_id))
     pipe.hgetall(keys.meta(game_id))
     store.queue_load(game_id, projected, pipe=pipe)
     replies = pipe.execute()
@@ -324,7 +324,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     tail = parts.events
     if not tail:
         assert state is not None
-        return Round(state, _starts(marks), seen, int(now), writes)
+        return Round(state, _starts(marks), seen, followups.clock.reply_ms(now), writes)
     ledger: dict[str, int] = {}
     after = 0 if state is None else state.version
     for stored in tail:
@@ -352,7 +352,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     for field in cleared:
         marks.pop(field, None)
     marks.update(turn_marks)
-    return Round(state, _starts(marks), seen, int(now), writes)
+    return Round(state, _starts(marks), seen, followups.clock.reply_ms(now), writes)
 
 
 def _starts(marks: dict[str, str]) -> dict[int, int]:

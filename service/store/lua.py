@@ -285,12 +285,9 @@ return due
 DUE_IN: Final = (
     clock.LUA
     + """
--- KEYS[1]: one shard of the timers index. ARGV: a game id, ms from now,
--- '1' to only ever move the entry earlier (ZADD LT).
+-- KEYS[1]: one shard of the timers index. ARGV: a game id, ms from now.
 -- Sets the game's entry due that long after the server's time now.
-local at = tonumber(clock_ms()) + tonumber(ARGV[2])
-if ARGV[3] == '1' then return redis.call('ZADD', KEYS[1], 'LT', at, ARGV[1]) end
-return redis.call('ZADD', KEYS[1], at, ARGV[1])
+return redis.call('ZADD', KEYS[1], tonumber(clock_ms()) + tonumber(ARGV[2]), ARGV[1])
 """
 )
 

@@ -69,6 +69,10 @@ def test_timers_are_claimed_by_redis_s_clock(
     again = server.zscore(followups.due_key("due"), "due")
     assert again is not None and now + 5_000 <= again < now + 15_000
     assert followups.next_due_in_ms() is not None
+    # a watchdog's time: Redis's as last read, carried on by the monotonic clock
+    low = followups.clock.now_ms()
+    estimate = followups.clock.estimate_ms()
+    assert low <= estimate <= followups.clock.now_ms()
     followups.failed("later", [2])  # a retry's backoff: 2 s from Redis's now
     retry = server.zscore(followups.due_key("later"), "later")
     assert retry is not None and now + 2_000 <= retry < now + 12_000
