@@ -9,9 +9,14 @@ is refused with the time until it would fit. The key expires when the bucket
 is full again, so an idle client leaves nothing behind.
 
 :class:`RedisBudgets` keeps the number in Redis (shared by every API process,
-one ``EVALSHA`` per check, a single key so it is safe on a cluster);
+one ``EVALSHA`` per check, a single key so it is safe on a cluster), measured
+by Redis's clock (``TIME`` in the script, :mod:`service.store.clock`): the
+processes sharing a bucket agree on what "now" is, so one whose clock is off
+neither locks an address out for the others nor lets it through early;
 :class:`MemoryBudgets` keeps it in the process (the embedded mode, and the
-per-process request guard).
+per-process request and move guards), on the process's monotonic clock: it
+shares the number with nobody, and a monotonic clock is not moved by a wall
+clock set wrong.
 """
 
 from __future__ import annotations
@@ -24,13 +29,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from service.store import clock
+
 UNITS: Final = {"second": 1, "minute": 60, "hour": 3600}
 RATE_RE: Final = re.compile(r"^\s*(\d+)\s*(?:/|per)\s*(second|minute|hour)s?\s*$", re.IGNORECASE)
 
-GCRA_LUA: Final = """
-local now = tonumber(ARGV[1])
-local interval = tonumber(ARGV[2])
-local burst = tonumber(ARGV[3])
+GCRA_LUA: Final = (
+    clock.LUA
+    + """
+local now = tonumber(clock_ms())
+local interval = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tat < now then tat = now end
 local new_tat = tat + interval
@@ -40,7 +49,9 @@ new_tat = math.ceil(new_tat)
 redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX', new_tat - now)
 return 0
 """
-"""KEYS[1]: the bucket; ARGV: now (ms), interval (ms per token), burst (ms).
+)
+"""KEYS[1]: the bucket; ARGV: interval (ms per token), burst (ms); now is
+Redis's time.
 Returns 0 when a token was taken, else the milliseconds until one would be."""
 
 
@@ -88,10 +99,6 @@ class RateLimited(Exception):
         )
 
 
-def now_ms() -> float:
-    return time.time() * 1000
-
-
 class RedisBudgets:
     """Buckets in Redis: one ``EVALSHA`` of :data:`GCRA_LUA` per check."""
 
@@ -100,7 +107,7 @@ class RedisBudgets:
 
     def take(self, key: str, rate: Rate) -> float:
         """0 when a token was taken from ``key``'s bucket, else the ms to wait."""
-        args = [round(now_ms()), rate.interval_ms, rate.burst_ms]
+        args = [rate.interval_ms, rate.burst_ms]
         return float(self._script(keys=[key], args=args))
 
 

@@ -39,6 +39,12 @@ worker process, the scheduler and the embedded worker claim due entries
 atomically (:data:`service.store.lua.CLAIM_DUE` puts each back a lease later, so
 an entry whose claimer died fires again) and poke the game's marker. The
 job that then runs sets the entry to the game's next due time, or removes it.
+
+Every time here is Redis's (:mod:`service.store.clock`): the claims read
+``TIME`` in their script, a retry's backoff is set relative to it by a script
+on the index's shard, and a running job's watchdog is Redis's time as last
+read (each round and each claim read it) carried on by the monotonic clock.
+No process's own wall clock decides when a timer fires.
 """
 
 from __future__ import annotations
@@ -53,16 +59,13 @@ from typing import Any, Final
 
 from .store import Dispatch, keys, lua
 from .store.clients import block_slice_ms, run_script
+from .store.clock import ServerClock
 
 CLAIM_BATCH: Final = 100
 """Entries one claim takes from one shard at most."""
 WATCHDOG_MARGIN_MS: Final = 1_000
 """A running job's watchdog fires this long after its marker would have
 expired, so the poke then finds no marker and enqueues afresh."""
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class Followups:
@@ -78,6 +81,9 @@ class Followups:
         self._poke = self.redis.register_script(lua.POKE)
         self._done = self.redis.register_script(lua.FOLLOWUP_DONE)
         self._claim = self.redis.register_script(lua.CLAIM_DUE)
+        self._due_in = self.redis.register_script(lua.DUE_IN)
+        self.clock = ServerClock(redis)
+        """Redis's time (the timers index's scores are in it)."""
 
     def due_key(self, game_id: str) -> str:
         return keys.due(keys.index_shard(game_id, self.shards))
@@ -105,7 +111,9 @@ class Followups:
     def queue_begin(self, pipe: Any, game_id: str) -> None:
         """:meth:`begin_round`'s commands, queued on ``pipe`` (first, so that
         :meth:`seen` finds the marker in the pipeline's replies)."""
-        watchdog = now_ms() + self.lease_ms + WATCHDOG_MARGIN_MS
+        # Redis's time as the last reading and the monotonic clock carry it: no
+        # script, no round trip, and no wall clock of this process involved
+        watchdog = self.clock.estimate_ms() + self.lease_ms + WATCHDOG_MARGIN_MS
         pipe.get(keys.followup(game_id))
         pipe.pexpire(keys.followup(game_id), self.lease_ms)
         pipe.zadd(self.due_key(game_id), {game_id: watchdog}, lt=True)
@@ -152,7 +160,7 @@ class Followups:
             self.redis.zrem(self.due_key(game_id), game_id)
             return None
         wait = backoff_s[count - 1]
-        self.redis.zadd(self.due_key(game_id), {game_id: now_ms() + wait * 1000})
+        run_script(self._due_in, [self.due_key(game_id)], [game_id, wait * 1000])
         return float(wait)
 
     def pending(self, game_ids: list[str]) -> list[tuple[int, int, bool, float | None]]:
@@ -181,18 +189,28 @@ class Followups:
 
     # -- the timers index ------------------------------------------------------------
     def claim_due(self, at_ms: int | None = None) -> list[str]:
-        """Claim every entry due by ``at_ms`` (now) in all shards: each is put back
-        a lease later, so it fires again unless its follow-up settles it."""
-        at = now_ms() if at_ms is None else at_ms
+        """Claim every entry due by ``at_ms`` (``None``: Redis's time now) in all
+        shards: each is put back a lease later, so it fires again unless its
+        follow-up settles it.
+
+        A probe (one round trip: Redis's time and each shard's first entry)
+        finds the shards with an entry due; only those are claimed, each by a
+        script that reads the time of its own shard's master."""
         probe = self.redis.pipeline(transaction=False)
+        if at_ms is None:
+            self.clock.queue_now(probe, keys.due(0))
         for shard in range(self.shards):
-            probe.zrangebyscore(keys.due(shard), "-inf", at, start=0, num=1)
-        shards = [s for s, hit in enumerate(probe.execute()) if hit]
+            probe.zrange(keys.due(shard), 0, 0, withscores=True)
+        replies = probe.execute()
+        at = self.clock.reply_ms(replies.pop(0)) if at_ms is None else at_ms
+        shards = [s for s, first in enumerate(replies) if first and first[0][1] <= at]
         if not shards:
             return []
+        claim_at = "" if at_ms is None else at_ms
         pipe = self.redis.pipeline(transaction=False)
         for shard in shards:
-            run_script(self._claim, [keys.due(shard)], [at, self.lease_ms, CLAIM_BATCH], pipe)
+            args = [claim_at, self.lease_ms, CLAIM_BATCH]
+            run_script(self._claim, [keys.due(shard)], args, pipe)
         return [bytes(m).decode() for claimed in pipe.execute() for m in claimed]
 
     def fire_due(self, at_ms: int | None = None) -> list[str]:
@@ -204,11 +222,24 @@ class Followups:
 
     def next_due_ms(self) -> int | None:
         """The earliest due time in the index (``None``: no timer at all)."""
+        return self._next_due()[0]
+
+    def next_due_in_ms(self) -> int | None:
+        """How long until the earliest due time in the index, by Redis's clock
+        (``None``: no timer at all; 0 or less: due already)."""
+        due, now = self._next_due(with_now=True)
+        return None if due is None else due - now
+
+    def _next_due(self, *, with_now: bool = False) -> tuple[int | None, int]:
         pipe = self.redis.pipeline(transaction=False)
+        if with_now:
+            self.clock.queue_now(pipe, keys.due(0))
         for shard in range(self.shards):
             pipe.zrange(keys.due(shard), 0, 0, withscores=True)
-        firsts = [int(hit[0][1]) for hit in pipe.execute() if hit]
-        return min(firsts, default=None)
+        replies = pipe.execute()
+        now = self.clock.reply_ms(replies.pop(0)) if with_now else 0
+        firsts = [int(hit[0][1]) for hit in replies if hit]
+        return min(firsts, default=None), now
 
 
 class _SlotTokens:

@@ -49,6 +49,7 @@ from service.store import (
     Projection,
     StoredEvent,
     VersionConflict,
+    clock,
     keys,
     load_game,
     load_game_and_tokens,
@@ -371,8 +372,9 @@ class GameService:
                 continue
             break
         game_id = created.game_id
-        self.store.index_game(game_id, created.game, "seating", int(time.time() * 1000))
-        self._touch(game_id)
+        created_ms = result.at_ms or self.store.now_ms(game_id)  # Redis's time
+        self.store.index_game(game_id, created.game, "seating", created_ms)
+        self._touch(game_id, created_ms)
         state = table.fold(events)
         self._after_append(None, state, result, dispatch)
         return state
@@ -508,10 +510,13 @@ class GameService:
 
     # -- presence --------------------------------------------------------------
     def _touch(self, game_id: str, now_ms: int | None = None) -> None:
-        """Note that a person acted at the table now (for :meth:`abandon_if_idle`)."""
-        now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+        """Note that a person acted at the table now, by Redis's clock (for
+        :meth:`abandon_if_idle`)."""
         try:
-            self.store.redis.hset(keys.meta(game_id), ACTIVE_FIELD, now_ms)
+            if now_ms is None:
+                self.store.stamp(game_id, ACTIVE_FIELD)
+            else:
+                self.store.redis.hset(keys.meta(game_id), ACTIVE_FIELD, now_ms)
         except Exception:  # bookkeeping only: the command itself has landed
             log.exception("could not note activity in game %s", game_id)
 
@@ -536,12 +541,13 @@ class GameService:
 
     def abandon_if_idle(self, game_id: str, now_ms: int | None = None) -> bool:
         """End a game nobody has acted in for ``abandon_after_s`` (no seat taken, no
-        move made by a person): :class:`~service.engines.game.GameAbandoned`.
-        Returns whether it was abandoned now."""
+        move made by a person) at ``now_ms`` (Redis's time unless given):
+        :class:`~service.engines.game.GameAbandoned`. Returns whether it was
+        abandoned now."""
         limit_s = self.runtime.settings.abandon_after_s
         if limit_s <= 0:
             return False
-        now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+        now_ms = self.store.now_ms(game_id) if now_ms is None else now_ms
         state = self.load(game_id)
         if state.over:
             return False
@@ -813,7 +819,7 @@ class GameService:
             begun=begun,
             idle=idle,
             to_act=to_act,
-            limit_ms=None if limit is None else int(float(limit) * 1000),
+            limit_ms=None if limit is None else clock.limit_ms(limit),
             due_key=self.runtime.followups.due_key(new.game_id),
         )
 

@@ -69,9 +69,10 @@ class SystemCollector(Collector):
             "Games left behind that the reconciler's last complete sweep poked.",
         )
         try:
-            raw = self.service.store.redis.hmget(keys.reconciler(), ["swept_ms", "last_found"])
-            if raw[0] is not None:
-                age.add_metric([], max(0.0, time.time() - int(raw[0]) / 1000))
+            store = self.service.store
+            raw = store.redis.hmget(keys.reconciler(), ["swept_ms", "last_found"])
+            if raw[0] is not None:  # a sweep's time is Redis's: so is now
+                age.add_metric([], max(0.0, (store.now_ms() - int(raw[0])) / 1000))
                 found.add_metric([], float(int(raw[1] or 0)))
         except Exception:
             log.warning("metrics: could not read the reconciler's state")

@@ -20,7 +20,6 @@ the workers (one call from the reconciler):
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
@@ -74,7 +73,7 @@ def run_pass(
 ) -> PassReport:
     """One retention pass over the index (see the module's docstring)."""
     cfg = current or settings()
-    now = int(time.time() * 1000) if now_ms is None else now_ms
+    now = store.now_ms() if now_ms is None else now_ms  # Redis's time, as the events'
     report = PassReport()
     report.memory_ratio = check_memory(store.redis, cfg.memory_warn_ratio)
     if cfg.archive_url is not None:

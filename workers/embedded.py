@@ -17,7 +17,6 @@ from typing import Any
 from rq import SimpleWorker
 from rq.timeouts import TimerDeathPenalty
 
-from service.coalesce import now_ms
 from service.runtime import Runtime
 
 from .context import WorkerContext, bound, build, use
@@ -102,9 +101,9 @@ class EmbeddedWorker:
             try:
                 ticker.tick()
                 worker.work(burst=True, logging_level="WARNING")
-                due = self.runtime.followups.next_due_ms()
-                if due is not None:
-                    wait_s = min(wait_s, (due - now_ms()) / 1000)
+                due_in = self.runtime.followups.next_due_in_ms()  # by Redis's clock
+                if due_in is not None:
+                    wait_s = min(wait_s, due_in / 1000)
             except Exception:
                 log.exception("embedded worker loop failed; continuing")
             if wake.wait(max(SHORTEST_WAIT_S, wait_s)):

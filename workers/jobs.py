@@ -29,7 +29,7 @@ from typing import Any, Final, cast
 
 from service import lag
 from service.answers import on_revealed
-from service.coalesce import LOST, now_ms
+from service.coalesce import LOST
 from service.engines import game as table
 from service.engines.base import JSON, RuleError
 from service.fairness import projection as fairness
@@ -41,6 +41,7 @@ from service.store import (
     VersionConflict,
     keys,
 )
+from service.store.clock import turn_deadline_ms
 
 from .context import context
 
@@ -137,7 +138,9 @@ def process_game(game_id: str) -> JSON:
         round_ = project_round(game_id)
         state, starts, writes = round_.state, round_.starts, round_.writes
         version = state.version
-        acted, due_ms = _next_action(game_id, state, starts, before_acting=writes.send)
+        acted, due_ms = _next_action(
+            game_id, state, starts, round_.now_ms, before_acting=writes.send
+        )
         if acted is None and state.server_seed is not None:
             writes.send()
             on_revealed(context().store, game_id)  # ended and revealed: answers never change
@@ -169,11 +172,13 @@ def _next_action(
     game_id: str,
     state: table.Game,
     starts: dict[int, int],
+    now: int,
     before_acting: Callable[[], None] = lambda: None,
 ) -> tuple[str | None, int | None]:
-    """Take the one thing due now (a system step, a bot's move, a timed-out
-    turn's move) and say which; or nothing, and when something next falls due.
-    ``before_acting`` runs first when something is to be done."""
+    """Take the one thing due at ``now`` (Redis's time as the round read it: a
+    system step, a bot's move, a timed-out turn's move) and say which; or
+    nothing, and when something next falls due. ``before_acting`` runs first
+    when something is to be done."""
     ctx = context()
     if table.pending(state) is not None:
         before_acting()
@@ -182,7 +187,6 @@ def _next_action(
             return "steps", None
     if state.over or not state.seated:
         return None, None
-    now = now_ms()
     delay_ms = int(ctx.runtime.settings.bot_delay_s * 1000)
     limit = state.turn_timeout_s
     due: list[int] = []
@@ -199,7 +203,7 @@ def _next_action(
             return "bots", None
         if limit is None or began is None:
             continue
-        at = began + int(float(limit) * 1000)
+        at = turn_deadline_ms(began, limit)
         if at > now:
             due.append(at)
             continue
@@ -258,6 +262,9 @@ class Round:
     """When each seat's current turn began (ms)."""
     seen: str
     """The game's follow-up marker as the round began."""
+    now_ms: int
+    """Redis's time as the round read the game (on its master): the one clock
+    its bots' delays and turn limits are measured by."""
     writes: Writes
     """The projection's writes, not sent yet."""
 
@@ -279,7 +286,8 @@ def project_with_starts(game_id: str) -> tuple[table.Game, dict[int, int]]:
 def project_round(game_id: str, *, begin: bool = True) -> Round:
     """Begin a follow-up's round (with ``begin``: see
     :meth:`service.coalesce.Followups.begin_round`) and fold the events not
-    yet projected onto the snapshot: one round trip. The writes of the
+    yet projected onto the snapshot, and read Redis's time (see
+    :mod:`service.store.clock`): one round trip. The writes of the
     projection (the new snapshot, the read model's extras, the lag) are
     queued, not sent.
 
@@ -295,11 +303,12 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     pipe = redis.pipeline(transaction=False)
     if begin:
         followups.queue_begin(pipe, game_id)
+    followups.clock.queue_now(pipe, keys.events(game_id))
     pipe.hgetall(keys.meta(game_id))
     store.queue_load(game_id, projected, pipe=pipe)
     replies = pipe.execute()
     seen = followups.seen(replies) if begin else ""
-    marks_raw, reply = replies[-2:]
+    now, marks_raw, reply = replies[-3:]
     if projected is not None and not reply:
         PROJECTED.drop(game_id)
     parts = store.parse_load(game_id, reply, projected)  # GameNotFound: no game
@@ -315,7 +324,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     tail = parts.events
     if not tail:
         assert state is not None
-        return Round(state, _starts(marks), seen, writes)
+        return Round(state, _starts(marks), seen, followups.clock.reply_ms(now), writes)
     ledger: dict[str, int] = {}
     after = 0 if state is None else state.version
     for stored in tail:
@@ -343,7 +352,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     for field in cleared:
         marks.pop(field, None)
     marks.update(turn_marks)
-    return Round(state, _starts(marks), seen, writes)
+    return Round(state, _starts(marks), seen, followups.clock.reply_ms(now), writes)
 
 
 def _starts(marks: dict[str, str]) -> dict[int, int]:
@@ -416,19 +425,20 @@ def _play(game_id: str, seat: int, move: JSON, state: table.Game, *, timed_out: 
 
 
 def enforce_timeouts(game_id: str, now_ms: int | None = None) -> int:
-    """Move for every human seat whose turn has lasted longer than the table allows."""
+    """Move for every human seat whose turn has lasted longer than the table
+    allows at ``now_ms`` (Redis's time unless given)."""
     ctx = context()
     state = ctx.service.load(game_id)
     limit = state.turn_timeout_s
     if limit is None:
         return 0
-    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    now_ms = ctx.store.now_ms(game_id) if now_ms is None else now_ms
     starts = turn_starts(game_id)
     moved = 0
     for seat in sorted(_to_act(state)):
         if table.plays_automatically(state, seat) or seat not in starts:
             continue
-        if now_ms - starts[seat] < limit * 1000:
+        if now_ms < turn_deadline_ms(starts[seat], limit):
             continue
         move = state.engine.timeout_move(state.engine_state, seat)
         if _play(game_id, seat, move, state, timed_out=True):

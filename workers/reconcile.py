@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 from typing import Any, Final
 
-from service.coalesce import now_ms
 from service.engines import game as table
 from service.engines.base import JSON
 from service.retention import periodic_pass
@@ -38,6 +37,12 @@ TIES: Final = 64
 as the cursor's."""
 OVERDUE_LEASES: Final = 3
 """A timer this many leases past due has no live claimer: poke it here."""
+
+
+def now_ms() -> int:
+    """Redis's time now (ms): the one clock the timers' scores, the events'
+    times and the games' activity are in."""
+    return int(context().store.now_ms())
 
 
 def reconcile_pass(limit: int | None = None) -> JSON:

@@ -2,8 +2,10 @@
 
 The fold knows from which version each seat's turn has run
 (:attr:`~service.engines.game.Game.turn_since`); the time of that version's
-event (the ``at_ms`` of its stream entry, which is public like every
-event's) plus the table's turn limit is the moment the workers make the
+event (the ``at_ms`` of its stream entry, stamped by Redis's clock and
+public like every event's) plus the table's turn limit
+(:func:`service.store.clock.turn_deadline_ms`) is the moment, by Redis's
+clock, the workers make the
 timeout move for the seat (``workers.jobs``), so the views can show a
 countdown that agrees with them. Seats the bot plays (bots, seats marked
 away) have no deadline: they move at once.
@@ -22,6 +24,7 @@ from typing import Final, cast
 from service.engines import game as table
 from service.engines.base import JSON
 from service.store import DEFAULT_CACHE, EventStore, keys
+from service.store.clock import turn_deadline_ms
 
 TIMES_CACHE_SIZE: Final = 4096
 
@@ -90,5 +93,5 @@ def turn_clock(store: EventStore, state: table.Game) -> JSON:
                 continue
             began = TIMES.lookup(store, state, since)
             if began is not None:
-                deadlines[seat] = began + int(float(limit) * 1000)
+                deadlines[seat] = turn_deadline_ms(began, limit)
     return {"turn_limit_s": limit, "turn_deadlines_ms": deadlines}

@@ -9,6 +9,7 @@ and the games index.
 - :mod:`.keys`: every Redis key; :mod:`.lua`: the scripts (append, load,
   snapshot, index); :mod:`.index`: the sharded games index;
 - :mod:`.archive`: exports as JSON Lines and imports;
+- :mod:`.clock`: the one clock, Redis's ``TIME``, and the turn deadline's formula;
 - :mod:`.clients`: standalone and cluster clients, replicas to wait for;
 - :mod:`.errors`: what the store raises.
 

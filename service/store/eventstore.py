@@ -50,6 +50,7 @@ from .clients import (
     refresh_topology,
     run_script,
 )
+from .clock import ServerClock
 from .creations import CreationRecords
 from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
 from .index import GamesIndex, GameSummary
@@ -246,7 +247,10 @@ class EventStore:
         self.index = GamesIndex(redis, index_shards)
         self.creations = CreationRecords(redis, self.idempotency_ttl_ms)
         """The idempotency records of ``POST /games`` (:mod:`service.store.creations`)."""
+        self.clock = ServerClock(redis)
+        """Redis's time, the one clock (:mod:`service.store.clock`)."""
         self._append = redis.register_script(lua.APPEND)
+        self._stamp = redis.register_script(lua.STAMP)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
         self._load = redis.register_script(lua.LOAD)
         self._schema_args: list[bytes] = []
@@ -470,6 +474,15 @@ class EventStore:
         """
         record = _bytes(self.redis.get(keys.idem(game_id, idempotency_key)))
         return None if record is None else _parse_record(record)
+
+    def now_ms(self, game_id: str | None = None) -> int:
+        """Redis's time now, in ms: on the master of ``game_id``'s slot when
+        given (the clock that stamps its events), else on any node."""
+        return self.clock.now_ms(None if game_id is None else keys.events(game_id))
+
+    def stamp(self, game_id: str, field: str) -> int:
+        """Set ``field`` of the game's meta hash to Redis's time now (ms); that time."""
+        return int(self._stamp(keys=[keys.meta(game_id)], args=[field]))
 
     def version(self, game_id: str) -> int:
         """The game's version: how many events it has (0: no such game)."""

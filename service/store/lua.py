@@ -15,7 +15,11 @@ from __future__ import annotations
 
 from typing import Final
 
-APPEND: Final = """
+from . import clock
+
+APPEND: Final = (
+    clock.LUA
+    + """
 -- KEYS[1]: the game's stream; KEYS[2]: its follow-up marker; then, in this
 -- order and each only when asked for: the idempotency record; the game's
 -- snapshot, its meta hash and its timers-index entry's sorted set (to project
@@ -92,10 +96,7 @@ local version = current
 for i = 19, #ARGV, 4 do
   local at = ARGV[i + 3]
   if at == '' then
-    if not now then
-      local t = redis.call('TIME')
-      now = t[1] .. string.format('%03d', math.floor(tonumber(t[2]) / 1000))
-    end
+    if not now then now = clock_ms() end
     at = now
   end
   version = version + 1
@@ -120,7 +121,7 @@ if snap then
     for seat in string.gmatch(ARGV[17], '%d+') do
       local mark = redis.call('HGET', meta, 'turn:' .. seat)
       if mark then
-        local at = tonumber(string.match(mark, ':(%d+)$')) + tonumber(ARGV[18])
+        local at = turn_deadline(string.match(mark, ':(%d+)$'), ARGV[18])
         if not due or at < due then due = at end
       end
     end
@@ -157,6 +158,7 @@ if fresh == 1 and drains then
 end
 return {1, current + 1, version, last_at, fresh == 1 and 1 or 0, slot, 0}
 """
+)
 
 LOAD: Final = """
 -- Everything a load needs, read at one instant.
@@ -264,15 +266,41 @@ if seen ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 return 0
 """
 
-CLAIM_DUE: Final = """
--- KEYS[1]: one shard of the timers index. ARGV: now (ms), lease (ms), most to take.
+CLAIM_DUE: Final = (
+    clock.LUA
+    + """
+-- KEYS[1]: one shard of the timers index. ARGV: now (ms; '' = the server's
+-- time), lease (ms), most to take.
 -- Takes the entries due by now and puts them back due at now + lease, so an
 -- entry whose claimer dies before its follow-up settles it fires again.
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-local again = tonumber(ARGV[1]) + tonumber(ARGV[2])
+local now = ARGV[1]
+if now == '' then now = clock_ms() end
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+local again = tonumber(now) + tonumber(ARGV[2])
 for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], again, member) end
 return due
 """
+)
+
+DUE_IN: Final = (
+    clock.LUA
+    + """
+-- KEYS[1]: one shard of the timers index. ARGV: a game id, ms from now.
+-- Sets the game's entry due that long after the server's time now.
+return redis.call('ZADD', KEYS[1], tonumber(clock_ms()) + tonumber(ARGV[2]), ARGV[1])
+"""
+)
+
+STAMP: Final = (
+    clock.LUA
+    + """
+-- KEYS[1]: a hash. ARGV[1]: a field. Sets the field to the server's time in
+-- ms and returns it.
+local now = clock_ms()
+redis.call('HSET', KEYS[1], ARGV[1], now)
+return tonumber(now)
+"""
+)
 
 DRAIN_DISPATCH: Final = """
 -- KEYS[1]: the list of games awaiting a follow-up; KEYS[2..]: the drain slots.

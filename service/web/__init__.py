@@ -9,11 +9,12 @@ fragment). See ``docs/web.md``.
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 from pathlib import Path
 from typing import Final
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, current_app, request
 
 from . import rules
 from .markdown import docs_dir, render
@@ -60,6 +61,8 @@ To check a finished game yourself:
 move; GET /games/<id>/verify asks the server to do the same.
 """
 
+log = logging.getLogger("cardroom.web")
+
 bp = Blueprint(
     "web",
     __name__,
@@ -88,10 +91,23 @@ def lobby() -> Response:
     return _html(_page("lobby.html"))
 
 
+CLOCK_HEADER: Final = "X-Cardroom-Clock-Ms"
+"""The table page's header: Redis's time as the page was answered (ms), the
+clock the turn deadlines are in; the page's countdown measures this device's
+clock against it."""
+
+
 @bp.get("/table/<game_id>")
 def table_page(game_id: str) -> Response:
     """One seat's table (the game id is read by the script from the path)."""
-    return _html(_page("table.html"))
+    response = _html(_page("table.html"))
+    service = current_app.extensions.get("cardroom")
+    if service is not None:
+        try:
+            response.headers[CLOCK_HEADER] = str(service.store.now_ms())
+        except Exception:  # Redis away: the page falls back on the Date header
+            log.warning("table page: Redis's time not read")
+    return response
 
 
 @bp.get("/replay/<game_id>")

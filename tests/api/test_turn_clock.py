@@ -140,3 +140,15 @@ def test_a_seat_that_moves_and_acts_again_starts_a_new_turn() -> None:
         if seen:
             return
     raise AssertionError("no seat acted twice in a row in 30 Murlan matches")
+
+
+def test_the_table_page_tells_the_time_the_deadlines_are_in(api: Api) -> None:
+    """The page's countdown measures the device's clock against Redis's (the clock
+    of ``turn_deadlines_ms``), not against the API process's own."""
+    store = api.service.store
+    for send in (api.client.get, api.client.head):
+        before = store.now_ms()
+        r = send("/table/some-game")
+        after = store.now_ms()
+        assert r.status_code == 200
+        assert before <= int(r.headers["X-Cardroom-Clock-Ms"]) <= after

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -152,3 +153,27 @@ def test_the_title_and_a_notification_say_it_is_your_turn(page: Page, site: Site
     expect(page).to_have_title("● Your turn — Murlan · cardroom")
     shown = page.evaluate("window.__shown")
     assert shown == [{"title": "Your turn — Murlan", "body": "It is your turn at the table."}]
+
+
+@pytest.mark.parametrize("shift_s", [3600, -3600], ids=["ahead-1h", "behind-1h"])
+def test_the_countdown_is_right_on_a_device_whose_clock_is_an_hour_off(
+    page: Page, site: Site, shift_s: int
+) -> None:
+    """The page measures this device's clock against Redis's (the table page's
+    ``X-Cardroom-Clock-Ms``): what it shows left is the turn's real time left."""
+    page.clock.install(time=datetime.fromtimestamp(time.time() + shift_s, UTC))
+    game_id = new_table(site)
+    seat = sit(page, site, game_id, "Oskar")
+    device_off_s = page.evaluate("() => Date.now()") / 1000 - time.time()
+    assert abs(device_off_s - shift_s) < 60  # the page's clock is the device's, an hour off
+    add_bots(site, game_id, 3)
+    view = our_turn(site, game_id, seat["token"])
+    deadline = view["turn_deadlines_ms"][seat["seat"]]
+    clock = page.locator("#turn-clock")
+    expect(clock).to_have_attribute("data-deadline", str(deadline))
+    before = time.time() * 1000
+    left = int(page.evaluate("() => document.querySelector('#turn-clock').dataset.left"))
+    after = time.time() * 1000
+    # to within the measurement (half a round trip, a 0.5 s dead band) and a tick
+    latest, earliest = math.ceil((deadline - before) / 1000), math.floor((deadline - after) / 1000)
+    assert earliest - 1 <= left <= latest + 2, (left, earliest, latest)

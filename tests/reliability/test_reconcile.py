@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from service.coalesce import now_ms
 from service.config import load_settings
 from service.runtime import Runtime
 from service.store import keys
@@ -100,6 +99,7 @@ def test_a_timer_whose_claimer_died_fires_again(ctx: WorkerContext) -> None:
     followups = ctx.runtime.followups
     game_id = bot_table(ctx)
     lose_followup(ctx, game_id)
+    now_ms = followups.clock.now_ms  # Redis's time, the timers' clock
     followups.finish_round(game_id, 0, "", now_ms() - 1)  # due now (the stream moved on)
     claimed = followups.claim_due()
     assert claimed == [game_id]

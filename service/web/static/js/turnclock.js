@@ -1,6 +1,7 @@
 // The turn clock: how long the seats to act have left before the server moves for them,
-// counted down from the view's `turn_deadlines_ms` (the server's clock, corrected by the
-// difference from this device's clock measured once from an answer's Date header).
+// counted down from the view's `turn_deadlines_ms` (Redis's clock, the one the server
+// times turns out by), corrected by the difference from this device's clock, measured
+// once from the table page's X-Cardroom-Clock-Ms header (or its Date header without it).
 import { $ } from './dom.js';
 import { t } from './i18n.js';
 
@@ -15,6 +16,13 @@ export async function measureClock() {
     const sent = Date.now();
     const response = await fetch(window.location.pathname, { method: 'HEAD', cache: 'no-store' });
     const received = Date.now();
+    const server = Number(response.headers.get('X-Cardroom-Clock-Ms') || '');
+    if (Number.isFinite(server) && server > 0) {
+      // to within half the round trip; the countdown shows whole seconds
+      const offset = server - (sent + received) / 2;
+      offsetMs = Math.abs(offset) > 500 ? offset : 0;
+      return;
+    }
     const date = Date.parse(response.headers.get('Date') || '');
     if (!Number.isFinite(date)) return;
     // Date has whole seconds: the server's time was in [date, date + 1000).
