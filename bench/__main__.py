@@ -13,6 +13,7 @@ BENCHES = (
     "bench.bench_store",
     "bench.bench_retention",
     "bench.bench_api",
+    "bench.bench_pages",
     "bench.bench_workers",
     "bench.bench_cluster",
     "bench.throughput",
