@@ -42,6 +42,7 @@ lint: install
 ## Benchmarks print figures; see bench/README.md.
 bench: install
 	sh tests/ensure-redis.sh
+	sh tests/ensure-nginx.sh
 	$(BIN)/python -m bench
 
 demo: install

@@ -14,6 +14,7 @@ BENCHES = (
     "bench.bench_retention",
     "bench.bench_api",
     "bench.bench_pages",
+    "bench.slowloris",
     "bench.bench_workers",
     "bench.bench_cluster",
     "bench.throughput",

@@ -18,17 +18,32 @@ through the app (Flask's test client, rate limits off), the CPU time
 Each for pages of 1000 (the largest), 200 (the default) and 40 events (what a
 table's client reads when it opens). Prints the CPU per page, the bytes, and
 what a page costs in ``reads`` (``service.api.limits.charge_events``).
+
+Then the flood (``--flood-s``, 10 s a phase; 0 skips it): the deployment's API
+(gunicorn with ``deploy/gunicorn.conf.py``, 2 processes of 16 threads) on a
+Redis of its own with the deploy's config, ``CARDROOM_PROXIES=1`` so each
+client names its address in ``X-Forwarded-For``; an ended Murlan game of over
+1000 events. One address floods ``GET /games/{id}/events?limit=1000`` of it
+from 12 keep-alive connections while another reads a table's view every
+50 ms. Two phases, each on an API process of its own: the ``reads`` budget out
+of reach (only the kept answer and the 50/s flood guard), then the default
+budgets. Prints pages answered and refused per second, the API's CPU (its
+gunicorn workers', from ``/proc``) and the other client's views p50/p99.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import statistics
+import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import httpx
 import redis
 
 from service import api
@@ -37,6 +52,7 @@ from service.api.limits import EVENTS_PER_READ
 from service.config import load_settings
 from service.demo import play_bot_game
 from service.runtime import Runtime
+from tests.stack import Stack, running_stack
 
 Timed = tuple[float, int]
 
@@ -61,10 +77,112 @@ def reads(events: int, kept: bool) -> int:
     return 1 if kept else events // EVENTS_PER_READ
 
 
+def ended_murlan(url: str) -> tuple[str, int]:
+    """A Murlan bot game of 1000 events or more played to its end on ``url``, in
+    this process (with an in-process worker): its id and its number of events."""
+    settings = load_settings(redis_url=url, bot_delay_s=0, log_level="WARNING")
+    runtime = Runtime.from_settings(settings)
+    from workers.context import install
+    from workers.embedded import EmbeddedWorker
+
+    worker = EmbeddedWorker(runtime)
+    install(runtime)
+    while True:
+        state, stored = play_bot_game(runtime, "murlan", {}, None, worker.drain)
+        if len(stored) >= 1000:
+            return state.game_id, len(stored)
+
+
+def cpu_s(pids: list[int]) -> float:
+    """User + system CPU seconds of ``pids`` so far (``/proc/<pid>/stat``)."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def attack(api_url: str, path: str, stop: float, out: Any) -> None:
+    """12 keep-alive connections of one address on ``path`` until ``stop``
+    (``time.monotonic()``); the count of each status goes to ``out``."""
+    codes: dict[int, int] = {}
+    lock = threading.Lock()
+
+    def one() -> None:
+        headers = {"X-Forwarded-For": "203.0.113.7"}
+        with httpx.Client(base_url=api_url, headers=headers, timeout=10) as http:
+            while time.monotonic() < stop:
+                code = http.get(path).status_code
+                with lock:
+                    codes[code] = codes.get(code, 0) + 1
+
+    threads = [threading.Thread(target=one) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    out.put(codes)
+
+
+def flood_phase(api_url: str, pids: list[int], path: str, view: str, seconds: float) -> str:
+    """The attacker in a process of its own (its threads would slow this one's
+    client), the other client here: one view every 50 ms."""
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    stop = time.monotonic() + seconds
+    attacker = context.Process(target=attack, args=(api_url, path, stop, out))
+    before, started = cpu_s(pids), time.monotonic()
+    attacker.start()
+    views: list[float] = []
+    headers = {"X-Forwarded-For": "198.51.100.2"}
+    with httpx.Client(base_url=api_url, headers=headers, timeout=10) as http:
+        while time.monotonic() < stop:
+            start = time.perf_counter()
+            assert http.get(view).status_code == 200
+            views.append((time.perf_counter() - start) * 1000)
+            time.sleep(0.05)  # a client's pace, not a wait for something
+    codes = out.get(timeout=60)
+    attacker.join(30)
+    elapsed = time.monotonic() - started
+    used = cpu_s(pids) - before
+    ordered = sorted(views)
+    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    ok, refused = codes.get(200, 0) / elapsed, codes.get(429, 0) / elapsed
+    return (
+        f"pages 200: {ok:6.1f}/s, 429: {refused:6.1f}/s; "
+        f"API CPU {100 * used / elapsed:4.0f}% of a core; other client's views "
+        f"p50 {statistics.median(views):.1f} ms, p99 {p99:.1f} ms (n {len(views)})"
+    )
+
+
+def flood(seconds: float) -> None:
+    defaults = {"CARDROOM_RATE_LIMIT": "50/second", "CARDROOM_LIMIT_READS": "60/minute"}
+    with running_stack(
+        workers=0, scheduler=False, api=False, CARDROOM_PROXIES="1", CARDROOM_LOG_LEVEL="WARNING"
+    ) as stack:
+        game_id, count = ended_murlan(stack.redis.url)
+        out_of_reach = stack.start_api(2, 16, CARDROOM_RATE_LIMIT="50/second")
+        budgets = stack.start_api(2, 16, **defaults)
+        stack.wait_healthy()
+        table = httpx.post(f"{budgets}/games", json={"game": "murlan"}, timeout=10).json()
+        view = f"/games/{table['game_id']}"
+        path = f"/games/{game_id}/events?limit=1000"
+        print(f"flood: 12 connections on {path} ({count} events), {seconds:.0f} s a phase")
+        for name, url, api in (("reads out of reach", out_of_reach, 0), ("default", budgets, 1)):
+            pids = workers_of(stack, api)
+            httpx.get(f"{url}{path}", timeout=10)  # the kept answer, read once
+            print(f"{name:18}: {flood_phase(url, pids, path, view, seconds)}")
+
+
+def workers_of(stack: Stack, api: int) -> list[int]:
+    return stack.wait_api_workers(2, api=api)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", default="redis://127.0.0.1:6379/13")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--flood-s", type=float, default=10)
     args = parser.parse_args()
     rounds = 20 if args.quick else 100
     os.environ.setdefault("CARDROOM_LOG_LEVEL", "WARNING")
@@ -105,6 +223,8 @@ def main() -> None:
         print(f"kept events answer: {int(kept_bytes or 0) / 1024:.1f} KiB in Redis")
     finally:
         client.flushdb()
+    if args.flood_s > 0:
+        flood(4 if args.quick else args.flood_s)
 
 
 if __name__ == "__main__":
