@@ -25,10 +25,11 @@ Redis of its own with the deploy's config, ``CARDROOM_PROXIES=1`` so each
 client names its address in ``X-Forwarded-For``; an ended Murlan game of over
 1000 events. One address floods ``GET /games/{id}/events?limit=1000`` of it
 from 12 keep-alive connections while another reads a table's view every
-50 ms. Two phases, each on an API process of its own: the ``reads`` budget out
-of reach (only the kept answer and the 50/s flood guard), then the default
-budgets. Prints pages answered and refused per second, the API's CPU (its
-gunicorn workers', from ``/proc``) and the other client's views p50/p99.
+50 ms. Three phases: the views alone, for scale; the flood on an API of its
+own with the ``reads`` budget out of reach (only the kept answer and the 50/s
+flood guard); the flood on the default budgets. Prints pages answered and
+refused per second, the API's CPU (its gunicorn workers', from ``/proc``) and
+the other client's views p50/p99.
 """
 
 from __future__ import annotations
@@ -102,9 +103,9 @@ def cpu_s(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def attack(api_url: str, path: str, stop: float, out: Any) -> None:
-    """12 keep-alive connections of one address on ``path`` until ``stop``
-    (``time.monotonic()``); the count of each status goes to ``out``."""
+def attack(api_url: str, path: str, stop: float, out: Any, connections: int) -> None:
+    """``connections`` keep-alive connections of one address on ``path`` until
+    ``stop`` (``time.monotonic()``); the count of each status goes to ``out``."""
     codes: dict[int, int] = {}
     lock = threading.Lock()
 
@@ -116,7 +117,7 @@ def attack(api_url: str, path: str, stop: float, out: Any) -> None:
                 with lock:
                     codes[code] = codes.get(code, 0) + 1
 
-    threads = [threading.Thread(target=one) for _ in range(12)]
+    threads = [threading.Thread(target=one) for _ in range(connections)]
     for t in threads:
         t.start()
     for t in threads:
@@ -124,13 +125,15 @@ def attack(api_url: str, path: str, stop: float, out: Any) -> None:
     out.put(codes)
 
 
-def flood_phase(api_url: str, pids: list[int], path: str, view: str, seconds: float) -> str:
+def flood_phase(
+    api_url: str, pids: list[int], path: str, view: str, seconds: float, connections: int = 12
+) -> str:
     """The attacker in a process of its own (its threads would slow this one's
     client), the other client here: one view every 50 ms."""
     context = multiprocessing.get_context("fork")
     out = context.Queue()
     stop = time.monotonic() + seconds
-    attacker = context.Process(target=attack, args=(api_url, path, stop, out))
+    attacker = context.Process(target=attack, args=(api_url, path, stop, out, connections))
     before, started = cpu_s(pids), time.monotonic()
     attacker.start()
     views: list[float] = []
@@ -168,10 +171,15 @@ def flood(seconds: float) -> None:
         view = f"/games/{table['game_id']}"
         path = f"/games/{game_id}/events?limit=1000"
         print(f"flood: 12 connections on {path} ({count} events), {seconds:.0f} s a phase")
-        for name, url, api in (("reads out of reach", out_of_reach, 0), ("default", budgets, 1)):
+        phases = (
+            ("no flood", budgets, 1, 0),
+            ("reads out of reach", out_of_reach, 0, 12),
+            ("default budgets", budgets, 1, 12),
+        )
+        for name, url, api, connections in phases:
             pids = workers_of(stack, api)
             httpx.get(f"{url}{path}", timeout=10)  # the kept answer, read once
-            print(f"{name:18}: {flood_phase(url, pids, path, view, seconds)}")
+            print(f"{name:18}: {flood_phase(url, pids, path, view, seconds, connections)}")
 
 
 def workers_of(stack: Stack, api: int) -> list[int]:
