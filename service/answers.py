@@ -69,7 +69,7 @@ def events_lines(state: Game, stored: list[StoredEvent]) -> str:
 
 
 def build(store: EventStore, game_id: str) -> dict[Which, tuple[str, str]] | None:
-    """Build and keep both answers of ``game_id`` if its seed is revealed
+    """Build and keep every answer of ``game_id`` if its seed is revealed
     (``None`` otherwise). Read from its archive once it has been archived."""
     from .retention import events_or_archive
 
