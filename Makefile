@@ -21,11 +21,13 @@ serve: install
 	$(BIN)/cardroom serve
 
 ## Run the whole test suite (starts Redis on 127.0.0.1:6379 if none answers,
-## installs Debian's chromium for the browser tests if it is missing).
+## installs Debian's chromium for the browser tests and nginx for the
+## slow-client test if they are missing).
 test: install
 	sh tests/ensure-redis.sh
 	sh tests/ensure-chromium.sh
 	sh tests/ensure-cli-tools.sh
+	sh tests/ensure-nginx.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## The unit tests only, on fakeredis (no Redis needed).
@@ -40,6 +42,7 @@ lint: install
 ## Benchmarks print figures; see bench/README.md.
 bench: install
 	sh tests/ensure-redis.sh
+	sh tests/ensure-nginx.sh
 	$(BIN)/python -m bench
 
 demo: install

@@ -13,6 +13,8 @@ BENCHES = (
     "bench.bench_store",
     "bench.bench_retention",
     "bench.bench_api",
+    "bench.bench_pages",
+    "bench.slowloris",
     "bench.bench_workers",
     "bench.bench_cluster",
     "bench.throughput",

@@ -5,6 +5,12 @@ event streams belong to the stream server (deploy/gunicorn-streams.conf.py,
 gevent workers); should one reach the API anyway it holds a thread, so here
 streams may take at most half of a process's threads
 (``CARDROOM_STREAMS_MAX``, unless set otherwise).
+
+Slow clients are the front's to hold (deploy/nginx.conf, required in front of
+this server): the gthread worker reads a request's headers on a thread with no
+time limit once the first byte has arrived, and no setting here bounds that
+(``timeout`` is the worker's heartbeat, ``keepalive`` applies between
+requests). See docs/operations.md, "The front is required".
 """
 
 import os

@@ -1,11 +1,16 @@
-"""Answers of an ended game, built once: its replay document and its verification.
+"""Answers of an ended game, built once: its replay document, its verification
+and its events as the events pages show them.
 
 Once a game has revealed its seed nothing about it can change, so its public
-replay document and its ``/verify`` result are built once — by the worker
-when it sees the seed revealed (:func:`on_revealed`), or by the first request
-that finds none — and kept beside the game's events
-(``cardroom:{<id>}:answer:replay`` / ``:answer:verify``, each ``<etag>\\n<JSON>``,
-deflated: a replay document shrinks about tenfold).
+replay document, its ``/verify`` result and its list of events (every viewer
+sees every event of an ended game) are built once — by the worker when it
+sees the seed revealed (:func:`on_revealed`), or by the first request that
+finds none — and kept beside the game's events
+(``cardroom:{<id>}:answer:replay`` / ``:answer:verify`` / ``:answer:events``,
+each ``<etag>\\n<JSON>``, deflated: a replay document shrinks about tenfold).
+The events answer is one event a line, each as ``GET /games/{id}/events``
+writes it, so a page is a slice of lines (:func:`events_lines`; the stream
+holds versions 1..N, so version ``v`` is line ``v - 1``).
 They are served with that ``ETag`` and ``Cache-Control: public,
 max-age=31536000, immutable``; ``If-None-Match`` gets a 304.
 """
@@ -17,10 +22,14 @@ import json
 import zlib
 from typing import Final, Literal, cast
 
-from .replay import build_replay, verify_game
-from .store import EventStore, keys
+from schemas.api import EventOut
 
-Which = Literal["replay", "verify"]
+from .engines.game import Game, redact
+from .games import event_json
+from .replay import build_replay, verify_game
+from .store import EventStore, StoredEvent, keys
+
+Which = Literal["replay", "verify", "events"]
 IMMUTABLE: Final = "public, max-age=31536000, immutable"
 
 
@@ -36,13 +45,31 @@ def verify_key(game_id: str) -> str:
     return _key(game_id, "verify")
 
 
-def _pack(body: object) -> tuple[str, str]:
-    text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+def events_key(game_id: str) -> str:
+    return _key(game_id, "events")
+
+
+def _tagged(text: str) -> tuple[str, str]:
     return '"' + hashlib.sha256(text.encode()).hexdigest()[:32] + '"', text
 
 
+def _pack(body: object) -> tuple[str, str]:
+    return _tagged(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
+
+
+def events_lines(state: Game, stored: list[StoredEvent]) -> str:
+    """An ended game's events, one a line, each exactly as an events page writes
+    it (every event is public once the game has ended)."""
+    return "\n".join(
+        EventOut.model_validate(
+            event_json(s.version, redact(state, s.event, None), s.at_ms)
+        ).model_dump_json(exclude_unset=True)
+        for s in stored
+    )
+
+
 def build(store: EventStore, game_id: str) -> dict[Which, tuple[str, str]] | None:
-    """Build and keep both answers of ``game_id`` if its seed is revealed
+    """Build and keep every answer of ``game_id`` if its seed is revealed
     (``None`` otherwise). Read from its archive once it has been archived."""
     from .retention import events_or_archive
 
@@ -52,6 +79,7 @@ def build(store: EventStore, game_id: str) -> dict[Which, tuple[str, str]] | Non
     made: dict[Which, tuple[str, str]] = {
         "replay": _pack(build_replay(state, stored, None)),
         "verify": _pack(verify_game(state, stored)),
+        "events": _tagged(events_lines(state, stored)),
     }
     if store.exists(game_id):  # an archived game's answers are rebuilt, not re-stored
         pipe = store.redis.pipeline(transaction=False)

@@ -5,7 +5,9 @@ A budget ``N/minute`` lets ``N`` requests through at once and then one every
 It is kept as one number per key, the *theoretical arrival time* (GCRA):
 the moment the bucket would be full again. Taking a token moves it one
 interval later; a request that would move it more than the burst past now
-is refused with the time until it would fit. The key expires when the bucket
+is refused with the time until it would fit. A request may take several
+tokens at once (a large page of events, charged by its size): that moves
+the number as many intervals later, at most a whole bucket. The key expires when the bucket
 is full again, so an idle client leaves nothing behind.
 
 :class:`RedisBudgets` keeps the number in Redis (shared by every API process,
@@ -99,15 +101,21 @@ class RateLimited(Exception):
         )
 
 
+def fitting(rate: Rate, tokens: int) -> int:
+    """``tokens`` (at least 1), but never more than a full bucket: a request
+    charged more than ``rate.count`` would wait for ever, so it takes all of it."""
+    return min(max(1, tokens), rate.count)
+
+
 class RedisBudgets:
     """Buckets in Redis: one ``EVALSHA`` of :data:`GCRA_LUA` per check."""
 
     def __init__(self, client: Any) -> None:
         self._script = client.register_script(GCRA_LUA)
 
-    def take(self, key: str, rate: Rate) -> float:
-        """0 when a token was taken from ``key``'s bucket, else the ms to wait."""
-        args = [rate.interval_ms, rate.burst_ms]
+    def take(self, key: str, rate: Rate, tokens: int = 1) -> float:
+        """0 when ``tokens`` were taken from ``key``'s bucket, else the ms to wait."""
+        args = [rate.interval_ms * fitting(rate, tokens), rate.burst_ms]
         return float(self._script(keys=[key], args=args))
 
 
@@ -122,11 +130,11 @@ class MemoryBudgets:
         self._tat: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def take(self, key: str, rate: Rate) -> float:
+    def take(self, key: str, rate: Rate, tokens: int = 1) -> float:
         now = self.clock() * 1000
         with self._lock:
             tat = max(self._tat.get(key, now), now)
-            new_tat = tat + rate.interval_ms
+            new_tat = tat + rate.interval_ms * fitting(rate, tokens)
             wait = new_tat - rate.burst_ms - now
             if wait > 0:
                 return wait

@@ -99,7 +99,10 @@ class Settings(BaseSettings):
     limit_reads: str = Field(
         default="60/minute",
         pattern=RATE_PATTERN,
-        description="Replays and verifications (GET …/replay, …/verify) per client address.",
+        description=(
+            "Replays and verifications (GET …/replay, …/verify) per client address; "
+            "a page of 100 events or more costs one per 100 (one for an ended game's)."
+        ),
     )
     stream_keepalive_s: float = Field(
         default=15, gt=0, le=300, description="Keep-alive interval of live event streams."

@@ -232,11 +232,16 @@ class GameService:
         return load_game(self.store, game_id)
 
     def events(
-        self, game_id: str, after: int = 0, limit: int | None = None
+        self,
+        game_id: str,
+        after: int = 0,
+        limit: int | None = None,
+        state: table.Game | None = None,
     ) -> tuple[table.Game, list[StoredEvent]]:
-        """The state and the stored events after ``after``, never past the state's version
-        (so redacting them against that state is consistent)."""
-        state = self.load(game_id)
+        """The state (``state`` if given, else loaded now) and the stored events after
+        ``after``, never past the state's version (so redacting them against that
+        state is consistent)."""
+        state = state if state is not None else self.load(game_id)
         span = max(state.version - after, 0)
         if limit is not None:
             span = min(span, limit)

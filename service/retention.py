@@ -138,7 +138,7 @@ def game_keys(game_id: str) -> list[str]:
 
 
 def answer_keys(game_id: str) -> list[str]:
-    return [keys.answer(game_id, "replay"), keys.answer(game_id, "verify")]
+    return [keys.answer(game_id, which) for which in ("replay", "verify", "events")]
 
 
 def archive_game(store: EventStore, game_id: str, url: str) -> str:

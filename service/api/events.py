@@ -15,6 +15,13 @@ Open streams are capped per client address, per game and per process
 (:mod:`.streamcaps`); in a deployment they are served by the stream
 server (``service.streams``), whose evented workers hold no thread per
 stream.
+
+A page of an ended game is a slice of the game's kept events answer
+(:mod:`service.answers`), served with an ``ETag`` and ``Cache-Control:
+public, max-age=31536000, immutable`` like its replay; a running game's
+page is read and redacted from the stream. Large pages, and a stream's
+catch-up, are charged to the client address's ``reads`` budget by their
+size (:func:`.limits.charge_events`).
 """
 
 from __future__ import annotations
@@ -25,11 +32,13 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, current_app, request
 
 from schemas.api import EventsPage, EventsQuery, StreamQuery
+from service.answers import IMMUTABLE, ended_answer
 from service.engines import game as table
 from service.engines.base import JSON
 from service.games import GameService, event_json
 
 from .http import bearer_token, query, reply, service
+from .limits import charge_events
 from .progress import full_view
 from .streamcaps import StreamSlots
 from .turnclock import TIMES
@@ -56,6 +65,8 @@ def events(game_id: str) -> Response:
         address = request.remote_addr or "-"
         slots.acquire(address, game_id)  # a refused stream changes nothing
         try:
+            if q_stream.after is not None:  # the catch-up is a page of events
+                charge_events(max(state.version - q_stream.after, 0))
             if seat is not None and table.is_away(state, seat):
                 svc.seat_present(game_id, seat, state)
                 # its follow-up now, not when this stream closes
@@ -73,7 +84,13 @@ def events(game_id: str) -> Response:
         response.call_on_close(lambda: slots.release(address, game_id))
         return response
     q = query(EventsQuery)
-    state, stored = svc.events(game_id, q.after, q.limit)
+    state = svc.load(game_id)
+    if finished(state):
+        kept = ended_page(game_id, state.version, q.after, q.limit)
+        if kept is not None:
+            return kept
+    charge_events(min(max(state.version - q.after, 0), q.limit))
+    state, stored = svc.events(game_id, q.after, q.limit, state)
     shown = [event_json(s.version, table.redact(state, s.event, seat), s.at_ms) for s in stored]
     more = bool(stored) and stored[-1].version < state.version
     page = {
@@ -83,6 +100,40 @@ def events(game_id: str) -> Response:
         "next_after": stored[-1].version if more else None,
     }
     return reply(EventsPage.model_validate(page))
+
+
+def ended_page(game_id: str, version: int, after: int, limit: int) -> Response | None:
+    """The page of an ended game cut from its kept events answer, written as
+    :class:`EventsPage` would be; ``None`` when none fits the game's version."""
+    hit = ended_answer(service().store, game_id, "events")
+    if hit is None:
+        return None
+    etag, text = hit
+    lines = text.split("\n") if text else []
+    if not _versions_1_to(lines, version):
+        return None
+    shown = lines[after : after + limit]
+    charge_events(len(shown), kept=True)
+    more = after + len(shown) < version and bool(shown)
+    tag = f'{etag[:-1]}.{after}.{limit}"'
+    headers = {"ETag": tag, "Cache-Control": IMMUTABLE}
+    if request.if_none_match.contains_weak(tag.strip('"')):
+        return Response(status=304, headers=headers)
+    body = (
+        f'{{"game_id":{json.dumps(game_id)},"version":{version},'
+        f'"events":[{",".join(shown)}],"next_after":{after + len(shown) if more else "null"}}}'
+    )
+    return Response(body, mimetype="application/json", headers=headers)
+
+
+def _versions_1_to(lines: list[str], version: int) -> bool:
+    """Whether ``lines`` hold versions 1..``version`` (N lines of increasing versions,
+    the first 1 and the last N), so that version ``v`` is line ``v - 1``."""
+    return (
+        len(lines) == version
+        and (not lines or lines[0].startswith('{"version":1,'))
+        and (not lines or lines[-1].startswith(f'{{"version":{version},'))
+    )
 
 
 def _line(kind: str, version: int, **payload: JSON) -> str:

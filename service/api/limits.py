@@ -7,7 +7,10 @@ Budgets (see docs/operations.md for the arithmetic behind the defaults):
   memory: a move already costs its append, and with ``appendfsync always``
   a counter in Redis would cost every move a second write to disk;
 - ``games``, ``seats``, ``reads``: per client address, for opening a game,
-  taking a seat, and the expensive reads (``/replay``, ``/verify``);
+  taking a seat, and the expensive reads (``/replay``, ``/verify``, and a
+  page of events by its size: one read per :data:`EVENTS_PER_READ` events
+  read from the stream, one for a large page of an ended game's kept list;
+  see :func:`charge_events`);
 - ``requests``: every other API request, per address and per API process
   (``CARDROOM_RATE_LIMIT``), counted in memory at no Redis cost: a guard
   against floods of cheap reads that ordinary play never comes near.
@@ -40,6 +43,9 @@ ADDRESS_BUDGETS: Final = {
     "replays.verify": "reads",
 }
 """The endpoints with an address budget of their own, and its name."""
+EVENTS_PER_READ: Final = 100
+"""Events of a page (or of a live stream's catch-up) decoded per read charged:
+about what one replay costs to serve (docs/reliability.md has the figures)."""
 UNGUARDED: Final = frozenset({"meta.healthz", "metrics", "static"})
 """Endpoints outside every budget (probes and metrics); the web pages are too."""
 
@@ -60,18 +66,20 @@ class Limits:
         )
         self.local = MemoryBudgets()
 
-    def _take(self, budget: str, key: str, who: str, *, shared: bool = True) -> None:
+    def _take(
+        self, budget: str, key: str, who: str, *, shared: bool = True, tokens: int = 1
+    ) -> None:
         rate = self.rates[budget]
         try:
-            wait = (self.shared if shared else self.local).take(key, rate)
+            wait = (self.shared if shared else self.local).take(key, rate, tokens)
         except redis.RedisError as exc:
             log.warning("rate limit not checked: %s", type(exc).__name__)
             return
         if wait > 0:
             raise RateLimited(budget, who, rate, wait)
 
-    def charge_address(self, budget: str, address: str) -> None:
-        self._take(budget, keys.rate_address(budget, address), "this address")
+    def charge_address(self, budget: str, address: str, tokens: int = 1) -> None:
+        self._take(budget, keys.rate_address(budget, address), "this address", tokens=tokens)
 
     def charge_request(self, address: str) -> None:
         self._take("requests", address, "this address", shared=False)
@@ -91,6 +99,19 @@ def charge_move(game_id: str, seat: int) -> None:
     found = limits()
     if found is not None:
         found.charge_move(game_id, seat)
+
+
+def charge_events(count: int, *, kept: bool = False) -> None:
+    """Charge a page of ``count`` events to the client address's ``reads`` budget
+    (:class:`RateLimited` when spent): one read per :data:`EVENTS_PER_READ` events
+    decoded from the stream, or one read for a page of at least that many served
+    from an ended game's kept list (``kept``), as a replay is; smaller pages cost
+    no read (a table's client reads its last few dozen events)."""
+    found = limits()
+    if found is None or count < EVENTS_PER_READ:
+        return
+    reads = 1 if kept else count // EVENTS_PER_READ
+    found.charge_address("reads", request.remote_addr or "-", reads)
 
 
 def init_limits(app: Flask, settings: Settings, store_redis: object) -> Limits | None:

@@ -172,7 +172,7 @@ def fairness_notes(game_id: str) -> str:
 
 
 def answer(game_id: str, which: str) -> str:
-    """An ended game's public answer (``replay`` or ``verify``), built once and
+    """An ended game's public answer (``replay``, ``verify`` or ``events``), built once and
     kept compressed with its ETag."""
     return _game_key(game_id, f"answer:{_name(which)}")
 

@@ -151,6 +151,7 @@ def test_a_finished_game_leaves_only_documented_keys(cluster: Cluster) -> None:
         "meta",
         "answer:replay",
         "answer:verify",
+        "answer:events",
     }, game_kept
     assert "events" in game_kept and "snapshot" in game_kept
     print(f"keys left without a TTL: {len(kept)}: {sorted(kept)}")

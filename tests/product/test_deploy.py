@@ -38,6 +38,14 @@ def compose() -> dict[str, Any]:
     return data
 
 
+def test_only_the_front_is_published() -> None:
+    """The API and the stream server are reached through nginx only (its timeouts
+    hold slow clients, see docs/operations.md): no other service publishes a port."""
+    services = compose()["services"]
+    published = sorted(name for name, service in services.items() if service.get("ports"))
+    assert published == ["front"]
+
+
 def test_every_service_command_exists_in_the_package() -> None:
     services = compose()["services"]
     assert {"redis", "api", "streams", "front", "worker", "scheduler"} <= set(services)
