@@ -17,8 +17,11 @@ import json
 import zlib
 from typing import Final, Literal, cast
 
+import redis
+
 from .replay import build_replay, verify_game
 from .store import EventStore, keys
+from .store.refusals import refusal_reason
 
 Which = Literal["replay", "verify"]
 IMMUTABLE: Final = "public, max-age=31536000, immutable"
@@ -57,7 +60,12 @@ def build(store: EventStore, game_id: str) -> dict[Which, tuple[str, str]] | Non
         pipe = store.redis.pipeline(transaction=False)
         for which, (etag, text) in made.items():
             pipe.set(_key(game_id, which), zlib.compress(f"{etag}\n{text}".encode(), 6), nx=True)
-        pipe.execute()
+        try:
+            pipe.execute()
+        except redis.exceptions.ResponseError as exc:
+            if refusal_reason(exc) is None:
+                raise
+            # Redis takes no writes now (full, say): serve the answer without keeping it
     return made
 
 

@@ -40,7 +40,7 @@ ADDRESS_BUDGETS: Final = {
     "replays.verify": "reads",
 }
 """The endpoints with an address budget of their own, and its name."""
-UNGUARDED: Final = frozenset({"meta.healthz", "metrics", "static"})
+UNGUARDED: Final = frozenset({"meta.healthz", "meta.readyz", "meta.livez", "metrics", "static"})
 """Endpoints outside every budget (probes and metrics); the web pages are too."""
 
 
