@@ -3,6 +3,7 @@ and retention: archived games are still served, tables that never started expire
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,27 @@ def test_tables_that_never_started_expire_with_their_index_entry(
     # a started game is never expired, however old
     far = run_pass(service.store, settings, now_ms=max(created, last_seat) + 10**10)
     assert far.expired == [] and client.get(f"/games/{started}").status_code == 200
+
+
+def test_a_live_stream_of_a_table_that_expires_ends_and_its_reconnect_gets_410(
+    api: Api, client: FlaskClient, service: GameService
+) -> None:
+    """The table page of a player waiting for others holds a live stream: when
+    the table expires, the stream ends at its next keep-alive (instead of
+    keeping alive for ever) and the page's reconnect is told why."""
+    gid = api.create("murlan")["game_id"]
+    token = api.join(gid, "ann").get_json()["token"]
+    seat = {"Authorization": f"Bearer {token}", "Accept": "application/x-ndjson"}
+    stream = client.get(f"/games/{gid}/events", headers=seat, buffered=False)
+    lines = iter(stream.response)
+    assert json.loads(next(lines))["kind"] == "view"
+    assert json.loads(next(lines))["kind"] == "keepalive"  # waiting for players
+    late = service.store.last_entry(gid)[1] + 1_800_000  # type: ignore[index]
+    assert run_pass(service.store, load_settings(), now_ms=late).expired == [gid]
+    assert [json.loads(line)["kind"] for line in lines] == []  # it ends, with no 'end'
+    stream.close()
+    again = client.get(f"/games/{gid}/events", headers=seat)
+    assert again.status_code == 410 and again.get_json()["type"].endswith("/table-expired")
 
 
 def test_a_seat_taken_after_the_check_keeps_the_table(
