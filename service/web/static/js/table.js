@@ -412,7 +412,7 @@ function showMissing(expired = false) {
   $('#missing-text').textContent = expired
     ? t('table.expired.text', { id: gameId })
     : t('table.missing.text', { id: gameId });
-  for (const id of ['#seats', '#board', '#you', '#log-panel', '#join', '#summary', '#status'])
+  for (const id of ['#seats', '#board', '#you', '#log-panel', '#join', '#summary', '#status', '#waiting'])
     $(id).hidden = true;
   showError('');
   document.title = title;
