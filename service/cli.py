@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "archive",
         parents=[data],
-        help="one retention pass: archive old finished games, expire unjoined tables",
+        help="one retention pass: archive old finished games, expire tables that never started",
     )
     p.set_defaults(func=cmd_archive)
 
