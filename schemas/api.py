@@ -370,3 +370,17 @@ class Verification(_Response):
 class Health(_Response):
     status: Literal["ok"]
     redis: Literal["ok"]
+
+
+class Live(_Response):
+    """``/livez``: the process answers (it asks Redis nothing)."""
+
+    status: Literal["ok"]
+
+
+class Ready(_Response):
+    """``/readyz``: Redis answers and takes writes."""
+
+    status: Literal["ready"]
+    redis: Literal["ok"]
+    writes: Literal["ok"]

@@ -22,12 +22,15 @@ import json
 import zlib
 from typing import Final, Literal, cast
 
+import redis
+
 from schemas.api import EventOut
 
 from .engines.game import Game, redact
 from .games import event_json
 from .replay import build_replay, verify_game
 from .store import EventStore, StoredEvent, keys
+from .store.refusals import refusal_reason
 
 Which = Literal["replay", "verify", "events"]
 IMMUTABLE: Final = "public, max-age=31536000, immutable"
@@ -85,7 +88,12 @@ def build(store: EventStore, game_id: str) -> dict[Which, tuple[str, str]] | Non
         pipe = store.redis.pipeline(transaction=False)
         for which, (etag, text) in made.items():
             pipe.set(_key(game_id, which), zlib.compress(f"{etag}\n{text}".encode(), 6), nx=True)
-        pipe.execute()
+        try:
+            pipe.execute()
+        except redis.exceptions.ResponseError as exc:
+            if refusal_reason(exc) is None:
+                raise
+            # Redis takes no writes now (full, say): serve the answer without keeping it
     return made
 
 

@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "archive",
         parents=[data],
-        help="one retention pass: archive old finished games, expire unjoined tables",
+        help="one retention pass: archive old finished games, expire tables that never started",
     )
     p.set_defaults(func=cmd_archive)
 
@@ -140,7 +140,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
     where = settings.archive_url or "nowhere (CARDROOM_ARCHIVE_URL is unset)"
     print(
         f"cardroom archive: {len(report.archived)} finished games archived to {where}; "
-        f"{len(report.expired)} unjoined tables expired"
+        f"{len(report.expired)} tables that never started expired"
     )
     if report.memory_ratio is not None:
         print(f"cardroom archive: Redis memory at {report.memory_ratio:.0%} of maxmemory")

@@ -112,7 +112,7 @@ class Settings(BaseSettings):
         ge=0,
         le=30 * 86_400,
         description=(
-            "A game nobody has acted in for this long (no seat taken, no move by a person) "
+            "A started game nobody has acted in for this long (no move by a person) "
             "ends as abandoned; 0: never."
         ),
     )
@@ -245,7 +245,12 @@ class Settings(BaseSettings):
         description="Age of a finished game's last event before it is archived.",
     )
     unjoined_ttl_s: int = Field(
-        default=86_400, ge=60, description="How long a table nobody sat at is kept."
+        default=1800,
+        ge=60,
+        description=(
+            "How long a table that has not started (a seat still free) is kept after its "
+            "last seat was taken, or its creation; then it is deleted (410 for a day)."
+        ),
     )
     retention_interval_s: int = Field(
         default=60, ge=1, le=86_400, description="How often the workers run the retention pass."

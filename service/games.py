@@ -545,17 +545,18 @@ class GameService:
             return
 
     def abandon_if_idle(self, game_id: str, now_ms: int | None = None) -> bool:
-        """End a game nobody has acted in for ``abandon_after_s`` (no seat taken, no
-        move made by a person) at ``now_ms`` (Redis's time unless given):
-        :class:`~service.engines.game.GameAbandoned`. Returns whether it was
-        abandoned now."""
+        """End a started game nobody has acted in for ``abandon_after_s`` (no seat
+        brought back, no move made by a person) at ``now_ms`` (Redis's time unless
+        given): :class:`~service.engines.game.GameAbandoned`. A table with a seat
+        still free is left to the retention pass, which expires it. Returns
+        whether it was abandoned now."""
         limit_s = self.runtime.settings.abandon_after_s
         if limit_s <= 0:
             return False
         now_ms = self.store.now_ms(game_id) if now_ms is None else now_ms
         state = self.load(game_id)
-        if state.over:
-            return False
+        if state.over or not state.seated:
+            return False  # a table that never started expires instead (service.retention)
         pipe = self.store.redis.pipeline(transaction=False)
         pipe.hget(keys.meta(game_id), ACTIVE_FIELD)
         pipe.xrevrange(keys.events(game_id), count=1)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 MOVES = Counter(
     "cardroom_moves_total",
@@ -19,4 +19,17 @@ REQUESTS = Counter(
 )
 REQUEST_SECONDS = Histogram(
     "cardroom_http_request_seconds", "HTTP request latency by endpoint.", ["endpoint"]
+)
+STORE_REFUSED_WRITES = Counter(
+    "cardroom_store_refused_writes_total",
+    "Requests answered 503 because Redis refused a write, by reason "
+    "(maxmemory, persistence, replica).",
+    ["reason"],
+)
+STORE_REFUSING_WRITES = Gauge(
+    "cardroom_store_refusing_writes",
+    "1 while Redis refuses writes for this reason, as last seen by a write or a "
+    "/readyz probe; else 0.",
+    ["reason"],
+    multiprocess_mode="livemostrecent",
 )

@@ -24,7 +24,14 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from .lag import read as lag_reading
-from .metrics import APPEND_SECONDS, MOVES, REQUEST_SECONDS, REQUESTS
+from .metrics import (
+    APPEND_SECONDS,
+    MOVES,
+    REQUEST_SECONDS,
+    REQUESTS,
+    STORE_REFUSED_WRITES,
+    STORE_REFUSING_WRITES,
+)
 from .store import keys
 
 log = logging.getLogger("cardroom.http")
@@ -89,7 +96,14 @@ def metrics_registry(service: Any) -> CollectorRegistry:
     else:
         # Only cardroom's own metrics (and the system gauges) are served.
         registry = CollectorRegistry()
-        for collector in (MOVES, APPEND_SECONDS, REQUESTS, REQUEST_SECONDS):
+        for collector in (
+            MOVES,
+            APPEND_SECONDS,
+            REQUESTS,
+            REQUEST_SECONDS,
+            STORE_REFUSED_WRITES,
+            STORE_REFUSING_WRITES,
+        ):
             registry.register(collector)
     registry.register(SystemCollector(service))
     return registry

@@ -10,8 +10,15 @@ the workers (one call from the reconciler):
   compared, then their keys are deleted. Their index entry stays, moved to
   status ``archived``, so ``/replay``, ``/verify`` and ``cardroom replay <id>``
   find them and serve them from the archive (:func:`events_or_archive`).
-- **Unjoined tables** (only their ``GameCreated``: nobody ever sat) older than
-  ``CARDROOM_UNJOINED_TTL_S`` are deleted with their index entry.
+- **Tables that never started** (seats still free, so no move either) whose
+  last event — their creation or the last seat taken — is older than
+  ``CARDROOM_UNJOINED_TTL_S`` (30 minutes) are deleted with their index entry.
+  A small mark, ``cardroom:{<game>}:expired``, stays for
+  :data:`EXPIRED_MARK_S` so that a player still waiting there is told the
+  table expired (``410 table-expired``) rather than that it never existed. A
+  table whose every seat is taken has started and is never expired (an idle
+  game is abandoned instead, ``CARDROOM_ABANDON_AFTER_S``). The check and the
+  deletion are one script: a seat taken meanwhile keeps the table.
 - **Memory:** Redis's ``used_memory`` against its ``maxmemory`` goes into the
   ``cardroom_redis_memory_ratio`` gauge, with a warning in the log from
   ``CARDROOM_MEMORY_WARN_RATIO`` (80 %) of the limit on.
@@ -32,7 +39,7 @@ from service.engines import game as table
 
 from . import lag
 from .config import Settings, settings
-from .store import EventStore, StoredEvent, keys
+from .store import EventStore, StoredEvent, keys, load_game
 from .store.archive import export_jsonl, parse_export
 from .store.errors import GameNotFound
 
@@ -42,6 +49,19 @@ ARCHIVED: Final = "archived"
 """The index status of a game whose events live in the archive."""
 PAGE: Final = 200
 PASS_LOCK: Final = keys.retention_lock()
+EXPIRED_MARK_S: Final = 86_400
+"""How long an expired table still answers ``410`` (then ``404``)."""
+EXPIRE_IF_UNCHANGED: Final = """
+-- KEYS: the game's stream, then every other key of the game; KEYS[#KEYS]: its
+-- expiry mark. ARGV[1]: the id the stream's last entry must still have;
+-- ARGV[2]: the mark's TTL in seconds. Deletes the game and leaves the mark
+-- only if nothing was appended since the caller looked; returns 1 if so.
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last == 0 or last[1][1] ~= ARGV[1] then return 0 end
+for i = 1, #KEYS - 1 do redis.call('DEL', KEYS[i]) end
+redis.call('SET', KEYS[#KEYS], '1', 'EX', tonumber(ARGV[2]))
+return 1
+"""
 
 REDIS_MEMORY_RATIO = Gauge(
     "cardroom_redis_memory_ratio", "Redis used_memory / maxmemory (0 when no limit is set)."
@@ -90,8 +110,7 @@ def run_pass(
             report.archived.append(game_id)
     cutoff = now - cfg.unjoined_ttl_s * 1000
     for game_id in list(_games(store, "seating", created_before=cutoff)):
-        if store.version(game_id) <= 1:
-            drop_unjoined(store, game_id)
+        if expire_unstarted(store, game_id, cutoff):
             report.expired.append(game_id)
     if report.archived or report.expired:
         log.info(
@@ -158,26 +177,62 @@ def archive_game(store: EventStore, game_id: str, url: str) -> str:
     return str(path)
 
 
-def drop_unjoined(store: EventStore, game_id: str) -> None:
-    """Delete a table nobody sat at: its keys and its index entry."""
-    store.redis.delete(*game_keys(game_id))
+def expire_unstarted(store: EventStore, game_id: str, cutoff_ms: int) -> bool:
+    """Expire ``game_id`` if it has not started (a seat still free) and its last
+    event is at or before ``cutoff_ms``; whether it was expired."""
+    try:
+        state = load_game(store, game_id, cache=None)
+    except GameNotFound:
+        return False
+    if state.seated or state.over:
+        return False
+    rows = store.redis.xrevrange(keys.events(game_id), count=1)
+    if not rows:
+        return False
+    entry_id = rows[0][0]
+    entry = entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
+    if int(entry.partition("-")[2]) > cutoff_ms:
+        return False
+    return drop_unjoined(store, game_id, entry)
+
+
+def drop_unjoined(store: EventStore, game_id: str, last_entry: str | None = None) -> bool:
+    """Delete a table that never started: its keys (leaving its expiry mark) and
+    its index entry. With ``last_entry``, only if the stream still ends there
+    (a seat taken meanwhile keeps the table); whether it was deleted."""
+    if last_entry is None:
+        rows = store.redis.xrevrange(keys.events(game_id), count=1)
+        if not rows:
+            return False
+        raw = rows[0][0]
+        last_entry = raw.decode() if isinstance(raw, bytes) else str(raw)
+    doomed = [*game_keys(game_id), keys.expired(game_id)]  # the stream first
+    script = store.redis.register_script(EXPIRE_IF_UNCHANGED)
+    if not script(keys=doomed, args=[last_entry, EXPIRED_MARK_S]):
+        return False
     lag.projected(store.redis, game_id, 0)
+    _drop_index_entry(store, game_id)
+    RETAINED.labels("expired").inc()
+    return True
+
+
+def _drop_index_entry(store: EventStore, game_id: str) -> None:
     shard = keys.index_shard(game_id)
     meta_key = keys.index_meta(shard)
     raw = cast("bytes | None", store.redis.hget(meta_key, game_id))
-    if raw is not None:
-        game, status, _ = raw.decode().split(" ")
-        pipe = store.redis.pipeline(transaction=False)  # one shard's slot
-        pipe.hdel(meta_key, game_id)
-        for key in (
-            keys.index_games(shard),
-            keys.index_games(shard, game=game),
-            keys.index_games(shard, status=status),
-            keys.index_games(shard, game=game, status=status),
-        ):
-            pipe.zrem(key, game_id)
-        pipe.execute()
-    RETAINED.labels("expired").inc()
+    if raw is None:
+        return
+    game, status, _ = raw.decode().split(" ")
+    pipe = store.redis.pipeline(transaction=False)  # one shard's slot
+    pipe.hdel(meta_key, game_id)
+    for key in (
+        keys.index_games(shard),
+        keys.index_games(shard, game=game),
+        keys.index_games(shard, status=status),
+        keys.index_games(shard, game=game, status=status),
+    ):
+        pipe.zrem(key, game_id)
+    pipe.execute()
 
 
 def read_archive(game_id: str, url: str) -> list[StoredEvent]:
@@ -196,8 +251,6 @@ def events_or_archive(
     store: EventStore, game_id: str, url: str | None = None
 ) -> tuple[table.Game, list[StoredEvent]]:
     """A game's state and events, from Redis or, once archived, from its archive."""
-    from .store import load_game
-
     try:
         state = load_game(store, game_id)
     except GameNotFound:

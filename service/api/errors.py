@@ -15,7 +15,7 @@ import logging
 from typing import Any, Final
 
 import redis
-from flask import Flask, Response, current_app
+from flask import Flask, Response, current_app, request
 from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
@@ -32,8 +32,11 @@ from service.idempotency import (
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
 )
+from service.store import keys
 from service.store.errors import BadGameId, GameNotFound, NotReplicated, VersionConflict
 from service.store.index import BadCursor
+from service.store.refusals import RETRY_AFTER_S, Reason, refusal_reason
+from service.writestate import accepted, current, refused
 
 from .streamcaps import TooManyStreams
 
@@ -111,6 +114,13 @@ def handle(exc: Exception) -> Response:
         return problem(
             403, "forbidden", "Token not accepted", "this token opens no seat of this game"
         )
+    if isinstance(exc, GameNotFound) and _expired(exc.game_id):
+        return problem(
+            410,
+            "table-expired",
+            "Table expired",
+            f"the table {exc.game_id!r} expired before every seat was taken; open a new one",
+        )
     if isinstance(exc, GameNotFound | BadGameId):
         return problem(404, "game-not-found", "No such game", f"no game {exc.game_id!r}")
     if isinstance(exc, VersionConflict):
@@ -172,12 +182,32 @@ def handle(exc: Exception) -> Response:
             "(with the same idempotency_key) after the Retry-After seconds",
             headers={"Retry-After": "1"},
         )
+    reason = refusal_reason(exc)
+    if reason is not None:
+        return writes_refused(reason)
     log.error("unhandled %s", type(exc).__name__, exc_info=exc)
     return problem(
         500,
         "internal",
         "Internal error",
         "the server failed to handle this request; it has been logged",
+    )
+
+
+def writes_refused(reason: Reason) -> Response:
+    """503 ``store-read-only``: Redis refuses writes (full, failing to persist, or a
+    replica) and still serves reads. Nothing was written; the same request may be
+    sent again after ``Retry-After``. Counted and, once per change, logged."""
+    refused(reason)
+    return problem(
+        503,
+        "store-read-only",
+        "Store not taking writes",
+        "the event store is refusing writes for now (reads still work); nothing was "
+        "changed: retry the request (with the same idempotency_key) after the "
+        "Retry-After seconds",
+        headers={"Retry-After": str(RETRY_AFTER_S[reason])},
+        reason=reason,
     )
 
 
@@ -199,5 +229,25 @@ def _http(exc: HTTPException) -> Response:
     return problem(status, slug, exc.name, detail, headers=headers or None)
 
 
+def _expired(game_id: str) -> bool:
+    """Whether ``game_id`` is a table the retention pass expired (recently)."""
+    try:
+        return bool(current_app.extensions["cardroom"].store.redis.exists(keys.expired(game_id)))
+    except Exception:  # a bad id, or Redis gone: then it is simply not found
+        return False
+
+
 def register(app: Flask) -> None:
     app.register_error_handler(Exception, handle)
+
+    @app.after_request
+    def writes_back(response: Response) -> Response:
+        """A write that went through after refusals: the store takes writes again."""
+        if (
+            current() is not None
+            and request.method == "POST"
+            and response.status_code in (200, 201)
+            and "Idempotent-Replayed" not in response.headers
+        ):
+            accepted()
+        return response

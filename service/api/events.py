@@ -162,6 +162,8 @@ def live_lines(
     while not finished(state):
         arrived = svc.store.wait(game_id, version, keepalive_ms)
         if not arrived:
+            if not state.seated and not svc.store.exists(game_id):
+                return  # the table expired (service.retention): reconnecting gets the 410
             yield _line("keepalive", version)
             continue
         for s in arrived:

@@ -46,7 +46,7 @@ ADDRESS_BUDGETS: Final = {
 EVENTS_PER_READ: Final = 100
 """Events of a page (or of a live stream's catch-up) decoded per read charged:
 about what one replay costs to serve (docs/reliability.md has the figures)."""
-UNGUARDED: Final = frozenset({"meta.healthz", "metrics", "static"})
+UNGUARDED: Final = frozenset({"meta.healthz", "meta.readyz", "meta.livez", "metrics", "static"})
 """Endpoints outside every budget (probes and metrics); the web pages are too."""
 
 

@@ -33,12 +33,16 @@ ERRORS: Final = {
     401: "A seat token is required (or the Authorization header is malformed).",
     403: "The token opens no seat of this game.",
     404: "No such game.",
+    410: "The table expired before every seat was taken (`table-expired`).",
     409: "The game moved on (`current_version` says where it is) or the table refuses.",
     413: "The body is too large.",
     415: "The body is not application/json.",
     422: "The body is wrong (`field`), the move illegal (`rule`) or an option bad (`option`).",
     429: "Too many requests: wait `Retry-After` seconds.",
-    503: "Redis does not answer.",
+    503: (
+        "Redis does not answer (`store-unavailable`, `unavailable`) or refuses writes "
+        "(`store-read-only`, with `reason`): nothing was changed; retry after `Retry-After`."
+    ),
 }
 
 CLIENT_HEADERS: Final = (
@@ -118,7 +122,7 @@ OPS: Final = (
         "games",
         201,
         api.GameCreated,
-        (400, 409, 413, 415, 422, 429),
+        (400, 409, 413, 415, 422, 429, 503),
         request=api.CreateGameRequest,
         headers=CLIENT_HEADERS,
         notes={
@@ -153,7 +157,7 @@ OPS: Final = (
         "games",
         200,
         api.GameView,
-        (401, 403, 404, 429),
+        (401, 403, 404, 410, 429),
         auth="optional",
     ),
     Op(
@@ -164,7 +168,7 @@ OPS: Final = (
         "seats",
         201,
         api.SeatGranted,
-        (400, 404, 409, 413, 415, 422, 429),
+        (400, 404, 409, 410, 413, 415, 422, 429, 503),
         request=api.TakeSeatRequest,
     ),
     Op(
@@ -175,7 +179,7 @@ OPS: Final = (
         "moves",
         201,
         api.MoveAccepted,
-        (400, 401, 403, 404, 409, 413, 415, 422, 429),
+        (400, 401, 403, 404, 409, 410, 413, 415, 422, 429, 503),
         request=api.MoveRequest,
         auth="required",
     ),
@@ -193,7 +197,7 @@ OPS: Final = (
         "events",
         200,
         api.EventsPage,
-        (400, 401, 403, 404, 422, 429),
+        (400, 401, 403, 404, 410, 422, 429),
         query=api.EventsQuery,
         auth="optional",
     ),
@@ -205,7 +209,7 @@ OPS: Final = (
         "replays",
         200,
         api.Replay,
-        (401, 403, 404, 429),
+        (401, 403, 404, 410, 429),
         auth="optional",
     ),
     Op(
@@ -216,7 +220,7 @@ OPS: Final = (
         "replays",
         200,
         api.Verification,
-        (404, 429),
+        (404, 410, 429),
     ),
     Op(
         "get",
@@ -236,11 +240,33 @@ OPS: Final = (
         "get",
         "/healthz",
         "Health",
-        "Answers 200 when Redis answers.",
+        "Answers 200 when Redis answers (reads can be served), else 503.",
         "meta",
         200,
         api.Health,
         (503,),
+    ),
+    Op(
+        "get",
+        "/readyz",
+        "Readiness",
+        "Answers 200 when Redis answers and takes writes; 503 `store-read-only` (with "
+        "`reason` and `Retry-After`) while it refuses them (maxmemory, failing "
+        "persistence, a replica), 503 `unavailable` when it does not answer.",
+        "meta",
+        200,
+        api.Ready,
+        (503,),
+    ),
+    Op(
+        "get",
+        "/livez",
+        "Liveness",
+        "Answers 200 whenever the process answers; asks Redis nothing.",
+        "meta",
+        200,
+        api.Live,
+        (),
     ),
 )
 
@@ -290,7 +316,7 @@ def _operation(op: Op) -> dict[str, Any]:
             "description": op.notes.get(status, ERRORS[status]),
             "content": _content(api.Problem, PROBLEM_TYPE),
         }
-        if status == 429 or status in op.retry_after:
+        if status in (429, 503) or status in op.retry_after:
             responses[str(status)]["headers"] = RETRY_AFTER
     out: dict[str, Any] = {
         "operationId": op.method

@@ -180,3 +180,14 @@ def answer(game_id: str, which: str) -> str:
 def retention_lock() -> str:
     """Held (with a TTL) by the process running the retention pass."""
     return f"{PREFIX}:{{retention}}:lock"
+
+
+def ready_probe() -> str:
+    """Written (with a short TTL) by ``/readyz`` to learn whether Redis takes writes."""
+    return f"{PREFIX}:{{ready}}:probe"
+
+
+def expired(game_id: str) -> str:
+    """Left (with a TTL) where a table that never started was expired, so its
+    players are told so (``410``) rather than that it never existed."""
+    return _game_key(game_id, "expired")

@@ -1,8 +1,9 @@
 """An ended game's replay and verification: built once, immutable, cached by ETag;
-and retention: archived games are still served, unjoined tables expire."""
+and retention: archived games are still served, tables that never started expire."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -119,25 +120,90 @@ def test_archived_games_leave_redis_and_are_still_served(
     assert run_pass(service.store, settings).archived == []  # nothing twice
 
 
-def test_unjoined_tables_expire_with_their_index_entry(
+def test_tables_that_never_started_expire_with_their_index_entry(
     api: Api, client: FlaskClient, service: GameService
 ) -> None:
+    """The default CARDROOM_UNJOINED_TTL_S (30 minutes), driven by the pass's clock:
+    a table nobody sat at, and one still waiting for seats, expire 30 minutes
+    after their last event; a full table does not; the waiting player is told."""
+    settings = load_settings()
+    assert settings.unjoined_ttl_s == 1800
     empty = api.create("murlan")["game_id"]
-    joined = api.create("murlan")["game_id"]
-    assert api.join(joined, "ann").status_code == 201
-    settings = load_settings(unjoined_ttl_s=3600)
-    assert run_pass(service.store, settings).expired == []  # not old enough
-    later = service.store.index.get(empty).created_at + 3601 * 1000  # type: ignore[union-attr]
-    report = run_pass(service.store, settings, now_ms=later)
-    assert report.expired == [empty]
-    assert game_keys_left(service, empty) == []
-    assert service.store.index.get(empty) is None
-    shard = keys.index_shard(empty)
-    for key in service.store.redis.scan_iter(f"cardroom:{{index:{shard}}}:*"):
-        if service.store.redis.type(key) == b"zset":
-            assert service.store.redis.zscore(key, empty) is None
-    assert client.get(f"/games/{empty}").status_code == 404
-    assert client.get(f"/games/{joined}").status_code == 200
+    waiting = api.create("murlan")["game_id"]
+    r = api.join(waiting, "ann")
+    assert r.status_code == 201
+    token = r.get_json()["token"]
+    started = api.table("hazari", {"target": 360}).game_id
+    created = service.store.index.get(empty).created_at  # type: ignore[union-attr]
+    last_seat = service.store.last_entry(waiting)[1]  # type: ignore[index]
+    assert run_pass(service.store, settings, now_ms=last_seat + 1_799_000).expired == []
+    report = run_pass(service.store, settings, now_ms=max(created, last_seat) + 1_800_000)
+    assert sorted(report.expired) == sorted([empty, waiting])
+    for gid in (empty, waiting):
+        assert game_keys_left(service, gid) == [f"cardroom:{{{gid}}}:expired".encode()]
+        assert service.store.index.get(gid) is None
+        shard = keys.index_shard(gid)
+        for key in service.store.redis.scan_iter(f"cardroom:{{index:{shard}}}:*"):
+            if service.store.redis.type(key) == b"zset":
+                assert service.store.redis.zscore(key, gid) is None
+    # the player still waiting gets a clear answer, on every path the table page uses
+    seat = {"Authorization": f"Bearer {token}"}
+    for r in (
+        client.get(f"/games/{waiting}", headers=seat),
+        client.get(f"/games/{waiting}/events", headers=seat),
+        client.get(f"/games/{waiting}"),
+        client.post(f"/games/{waiting}/seats", json={"name": "bob"}),
+        client.post(f"/games/{waiting}/moves", json={"move": {"action": "pass"}}, headers=seat),
+    ):
+        assert r.status_code == 410, (r.request.path, r.get_json())
+        assert r.get_json()["type"].endswith("/table-expired")
+    ttl = service.store.redis.ttl(f"cardroom:{{{waiting}}}:expired")
+    assert 86_000 < ttl <= 86_400
+    assert client.get("/games/neverexisted").status_code == 404
+    # a started game is never expired, however old
+    far = run_pass(service.store, settings, now_ms=max(created, last_seat) + 10**10)
+    assert far.expired == [] and client.get(f"/games/{started}").status_code == 200
+
+
+def test_a_live_stream_of_a_table_that_expires_ends_and_its_reconnect_gets_410(
+    api: Api, client: FlaskClient, service: GameService
+) -> None:
+    """The table page of a player waiting for others holds a live stream: when
+    the table expires, the stream ends at its next keep-alive (instead of
+    keeping alive for ever) and the page's reconnect is told why."""
+    gid = api.create("murlan")["game_id"]
+    token = api.join(gid, "ann").get_json()["token"]
+    seat = {"Authorization": f"Bearer {token}", "Accept": "application/x-ndjson"}
+    stream = client.get(f"/games/{gid}/events", headers=seat, buffered=False)
+    lines = iter(stream.response)
+    assert json.loads(next(lines))["kind"] == "view"
+    assert json.loads(next(lines))["kind"] == "keepalive"  # waiting for players
+    late = service.store.last_entry(gid)[1] + 1_800_000  # type: ignore[index]
+    assert run_pass(service.store, load_settings(), now_ms=late).expired == [gid]
+    assert [json.loads(line)["kind"] for line in lines] == []  # it ends, with no 'end'
+    stream.close()
+    again = client.get(f"/games/{gid}/events", headers=seat)
+    assert again.status_code == 410 and again.get_json()["type"].endswith("/table-expired")
+
+
+def test_a_seat_taken_after_the_check_keeps_the_table(
+    api: Api, service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check and the deletion are one script: a seat that lands between the
+    pass's look at the table and the deletion keeps it."""
+    from service import retention
+
+    gid = api.create("murlan")["game_id"]
+    late = service.store.index.get(gid).created_at + 1_800_000  # type: ignore[union-attr]
+    real = retention.drop_unjoined
+
+    def seat_first(store: Any, game_id: str, last_entry: str | None = None) -> bool:
+        assert api.join(game_id, "just in time").status_code == 201
+        return real(store, game_id, last_entry)
+
+    monkeypatch.setattr(retention, "drop_unjoined", seat_first)
+    assert run_pass(service.store, load_settings(), now_ms=late).expired == []
+    assert service.store.version(gid) == 2 and service.store.index.get(gid) is not None
 
 
 def scrape_commands(client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> int:

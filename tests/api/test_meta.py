@@ -26,6 +26,8 @@ def test_openapi_lists_every_endpoint(client: FlaskClient) -> None:
         ("/games/{game_id}/replay", "get"),
         ("/games/{game_id}/verify", "get"),
         ("/healthz", "get"),
+        ("/readyz", "get"),
+        ("/livez", "get"),
     ]:
         assert method in paths[path], (path, method)
     moves = paths["/games/{game_id}/moves"]["post"]
@@ -52,6 +54,22 @@ def test_healthz(
     monkeypatch.setattr(service.store.redis, "ping", down)
     r = client.get("/healthz")
     assert r.status_code == 503 and "10.0.0.7" not in r.get_data(as_text=True)
+
+
+def test_readyz_and_livez(
+    client: FlaskClient, service: GameService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert client.get("/readyz").get_json() == {"status": "ready", "redis": "ok", "writes": "ok"}
+    assert client.get("/livez").get_json() == {"status": "ok"}
+
+    def down(*args: object, **kwargs: object) -> None:
+        raise ConnectionError("connection refused by 10.0.0.7:6379")
+
+    monkeypatch.setattr(service.store.redis, "set", down)
+    monkeypatch.setattr(service.store.redis, "ping", down)
+    r = client.get("/readyz")
+    assert r.status_code == 503 and "10.0.0.7" not in r.get_data(as_text=True)
+    assert client.get("/livez").status_code == 200  # asks Redis nothing
 
 
 def test_unknown_routes_are_problems(client: FlaskClient) -> None:

@@ -91,7 +91,10 @@ def tables(own: Own) -> Tables:
         timeout_s=60,
     )
     abandoned = create("murlan")
-    seat(abandoned, "Cy")
+    seat(abandoned, "Cy")  # a started game (a table with a seat free expires instead)
+    for n in range(3):
+        seat(abandoned, f"Droid {n + 1}", bot=True)
+    wait_for("Cy's turn", lambda: 0 in site.view(abandoned)["to_act"], timeout_s=30)
     later = int(time.time() * 1000) + 2 * 3600 * 1000
     assert own.service.abandon_if_idle(abandoned, now_ms=later)
     assert site.view(abandoned)["abandoned"] == "idle"

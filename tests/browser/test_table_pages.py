@@ -236,6 +236,39 @@ def test_a_game_that_does_not_exist(page: Page, site: Site) -> None:
     site.shot(page, "table-missing-phone")
 
 
+def test_a_table_that_expires_while_a_player_waits_says_it_closed(
+    browser: Browser, site: Site
+) -> None:
+    """A player seated at a table still waiting for others is not left waiting
+    for ever when the table expires (CARDROOM_UNJOINED_TTL_S): the page says the
+    table closed, within a keep-alive and a reconnect."""
+    from service.config import load_settings
+    from service.retention import run_pass
+
+    context = context_at(browser, site, PHONE, "instant")
+    page = context.new_page()
+    try:
+        game_id = site.api("POST", "/games", json={"game": "murlan"})["game_id"]
+        page.goto(f"/table/{game_id}")
+        page.fill('#join-form [name="name"]', "Wen")
+        page.click('#join-form button[type="submit"]')
+        expect(page.locator("#waiting")).to_be_visible()
+        store = site.service.store
+        late = store.last_entry(game_id)[1] + 1_800_000
+        assert game_id in run_pass(store, load_settings(), now_ms=late).expired
+        missing = page.locator("#missing")
+        expect(missing).to_be_visible()  # the next keep-alive (1 s here) and a reconnect
+        expect(missing).to_contain_text("This table has closed")
+        expect(missing).to_contain_text(game_id)
+        expect(missing.locator('a[href="/"]')).to_be_visible()
+        expect(page.locator("#waiting")).to_be_hidden()
+        expect(page.locator("#board")).to_be_hidden()
+        assert readable(page, game_id) == []
+        site.shot(page, "table-expired-phone")
+    finally:
+        context.close()
+
+
 def test_a_board_table_wider_than_a_phone_scrolls_inside_the_board(
     browser: Browser, site: Site
 ) -> None:

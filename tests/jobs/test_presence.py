@@ -20,6 +20,7 @@ from service.config import load_settings
 from service.engines import game as table
 from service.engines.base import OptionError
 from service.replay import audit_replay, build_replay
+from service.retention import run_pass
 from service.runtime import Runtime
 from workers import jobs, reconcile
 from workers.context import WorkerContext, install
@@ -207,18 +208,23 @@ def test_a_game_nobody_plays_is_abandoned_and_its_replay_verifies(
     assert "OK" in capsys.readouterr().out
 
 
-def test_the_reconciler_abandons_an_idle_seating_table(
+def test_a_table_that_never_started_is_not_abandoned_but_expires(
     ctx: WorkerContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Idle past CARDROOM_ABANDON_AFTER_S with a seat still free: the reconciler
+    leaves the table alone (no GameAbandoned, no ended game kept for ever); the
+    retention pass deletes it once CARDROOM_UNJOINED_TTL_S has passed."""
     state = ctx.service.create_game("murlan", {}, None)
+    ctx.service.take_seat(state.game_id, "waiting", None)
     jobs.process_game(state.game_id)  # its follow-up ran: no marker, no timer
-    reconcile_pass()
-    assert ctx.service.load(state.game_id).abandoned is None  # not idle yet
     later = int(time.time() * 1000) + 601_000  # past CARDROOM_ABANDON_AFTER_S (600 s)
     monkeypatch.setattr(reconcile, "now_ms", lambda: later)
     ctx.runtime.redis.delete("cardroom:{reconciler}:state")  # a new sweep, from the start
     reconcile_pass()
+    assert not ctx.service.abandon_if_idle(state.game_id, later)
     after = ctx.service.load(state.game_id)
-    assert after.abandoned == "idle"
-    abandoned = ctx.store.read(state.game_id, 0)[-1].event
-    assert abandoned == table.GameAbandoned("idle", None)
+    assert after.abandoned is None and after.version == 2
+    settings = ctx.runtime.settings
+    assert run_pass(ctx.store, settings, now_ms=later).expired == []
+    expired = run_pass(ctx.store, settings, now_ms=later + settings.unjoined_ttl_s * 1000)
+    assert expired.expired == [state.game_id]

@@ -175,6 +175,56 @@ def test_the_image_smoke_script_builds_waits_plays_and_always_cleans_up(
     assert not Path(calls[1][6]).exists(), "the throwaway secrets were left behind"
 
 
+APP_SERVICES = ("api", "streams", "worker", "scheduler")
+ARCHIVE_DIR = "/var/lib/cardroom/archive"
+
+
+def test_compose_archives_finished_games_to_a_volume() -> None:
+    """Finished games leave Redis by default: every cardroom process has the same
+    archive URL (the workers and the scheduler write it, the API and the stream
+    server read it) on one named volume mounted at that path."""
+    data = compose()
+    for name in APP_SERVICES:
+        service = data["services"][name]
+        assert service["environment"]["CARDROOM_ARCHIVE_URL"] == f"file://{ARCHIVE_DIR}", name
+        assert f"archive:{ARCHIVE_DIR}" in service["volumes"], name
+    assert "archive" in data["volumes"]
+    assert f"archive:{ARCHIVE_DIR}" not in data["services"]["redis"]["volumes"]
+
+
+def test_the_image_gives_its_user_the_archive_directory() -> None:
+    """A new named volume takes the owner of the image's directory at its mount
+    point: the image makes it the unprivileged user's (uid 10001), who runs."""
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    assert "useradd --system --uid 10001" in dockerfile
+    made = re.search(r"install -d -o cardroom -g cardroom -m 07[0-7]0 (.*)", dockerfile)
+    assert made is not None and ARCHIVE_DIR in made.group(1).split()
+    assert dockerfile.index("install -d -o cardroom") < dockerfile.index("USER cardroom")
+
+
+def test_the_compose_archive_url_is_one_the_retention_pass_writes(tmp_path: Path) -> None:
+    """The same file:// form, pointed at a directory here: a finished game is
+    archived there and still replays."""
+    from service.api import create_app
+    from service.config import load_settings
+    from service.retention import events_or_archive, run_pass
+    from service.runtime import Runtime
+    from tests.api.helpers import Api
+    from tests.api.test_events import finish_hazari
+
+    url = compose()["services"]["worker"]["environment"]["CARDROOM_ARCHIVE_URL"]
+    here = url.replace(ARCHIVE_DIR, str(tmp_path / "archive"))
+    settings = load_settings(archive_url=here, archive_after_s=0, rate_limit="100000/second")
+    app = create_app(settings, Runtime.from_settings(settings), {"RATELIMIT_ENABLED": False})
+    api = Api(app.test_client(), app.extensions["cardroom"])
+    tab = api.table("hazari", {"target": 360})
+    finish_hazari(api, api.service, tab.game_id, tab.tokens)
+    assert run_pass(api.service.store, settings).archived == [tab.game_id]
+    assert (tmp_path / "archive" / f"{tab.game_id}.jsonl").is_file()
+    state, _ = events_or_archive(api.service.store, tab.game_id, here)
+    assert state.over
+
+
 def test_redis_config_keeps_every_acknowledged_append() -> None:
     conf = (ROOT / "deploy" / "redis.conf").read_text().split("\n")
     assert "appendonly yes" in conf and "appendfsync always" in conf

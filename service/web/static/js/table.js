@@ -402,14 +402,20 @@ function restartStream() {
   if (controller) controller.abort();
 }
 
-/** The game does not exist (never did, or was deleted): say so instead of an empty table. */
-function showMissing() {
+/** The game does not exist (never did, or was deleted), or (`expired`) the table closed
+ * before every seat was taken: say so instead of an empty table. */
+function showMissing(expired = false) {
+  const title = expired ? t('table.expired.title') : t('table.missing.title');
   $('#missing').hidden = false;
-  $('#missing-text').textContent = t('table.missing.text', { id: gameId });
-  for (const id of ['#seats', '#board', '#you', '#log-panel', '#join', '#summary', '#status'])
+  $('#missing-h').dataset.i18n = expired ? 'table.expired.title' : 'table.missing.title';
+  $('#missing-h').textContent = title;
+  $('#missing-text').textContent = expired
+    ? t('table.expired.text', { id: gameId })
+    : t('table.missing.text', { id: gameId });
+  for (const id of ['#seats', '#board', '#you', '#log-panel', '#join', '#summary', '#status', '#waiting'])
     $(id).hidden = true;
   showError('');
-  document.title = t('table.missing.title');
+  document.title = title;
 }
 
 async function live() {
@@ -438,9 +444,10 @@ async function live() {
       }
     } catch (error) {
       if (error instanceof ApiProblem) {
-        if (error.status === 404) {
-          setConn('', 'table.conn.missing');
-          showMissing();
+        if (error.status === 404 || error.status === 410) {
+          const expired = error.status === 410;
+          setConn('', expired ? 'table.conn.expired' : 'table.conn.missing');
+          showMissing(expired);
           return;
         }
         if (await tokenRefused(error)) continue;
