@@ -11,8 +11,10 @@ sees in the stream more than it would in a page. With ``?views=true`` a
 ``view`` line (the viewer's whole view, as ``GET /games/{id}`` answers it)
 follows each batch of events, so a table never polls for its view.
 
-Open streams are capped per client address, per game and per process
-(:mod:`.streamcaps`); in a deployment they are served by the stream
+Open streams are capped per client address, per seat, per game's
+spectators and per process, with a share of the process kept for seats
+(:mod:`.streamcaps`); a refused stream's 429 tells the client to poll its
+view meanwhile. In a deployment they are served by the stream
 server (``service.streams``), whose evented workers hold no thread per
 stream.
 """
@@ -54,7 +56,8 @@ def events(game_id: str) -> Response:
         keepalive_ms = max(1, int(svc.runtime.settings.stream_keepalive_s * 1000))
         slots: StreamSlots = current_app.extensions["cardroom_streams"]
         address = request.remote_addr or "-"
-        slots.acquire(address, game_id)  # a refused stream changes nothing
+        # the seat (its token checked above) gets a seat's slots; anyone else a spectator's
+        slots.acquire(address, game_id, seat)  # a refused stream changes nothing
         try:
             if seat is not None and table.is_away(state, seat):
                 svc.seat_present(game_id, seat, state)
@@ -68,9 +71,9 @@ def events(game_id: str) -> Response:
                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
             )
         except BaseException:
-            slots.release(address, game_id)
+            slots.release(address, game_id, seat)
             raise
-        response.call_on_close(lambda: slots.release(address, game_id))
+        response.call_on_close(lambda: slots.release(address, game_id, seat))
         return response
     q = query(EventsQuery)
     state, stored = svc.events(game_id, q.after, q.limit)
