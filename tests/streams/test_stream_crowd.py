@@ -25,7 +25,8 @@ import redis
 from tests.stack import GUNICORN, Proc, Stack, free_port, stack_env, wait_for
 from tests.testredis import TEST_REDIS
 
-pytestmark = [pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(300)]
+"""A stuck run fails with its traceback (and stops its processes) instead of hanging."""
 
 ROOT = Path(__file__).resolve().parents[2]
 CROWD_REDIS_URL = f"{TEST_REDIS}/8"
