@@ -126,13 +126,40 @@ class Settings(BaseSettings):
         default=200,
         ge=1,
         le=100_000,
-        description="Live streams of one game a process holds open at once.",
+        description="Spectators' live streams of one game a process holds open at once.",
     )
     streams_max: int = Field(
         default=2000,
         ge=1,
         le=100_000,
         description="Live streams one process holds open at once, all games together.",
+    )
+    streams_per_seat: int = Field(
+        default=3,
+        ge=1,
+        le=100,
+        description="Live streams one seat may hold open at once, per process (kept for it).",
+    )
+    streams_spectator_share: float = Field(
+        default=0.75,
+        gt=0,
+        le=1,
+        description=(
+            "Share of CARDROOM_STREAMS_MAX that spectators' streams may take; the rest is "
+            "kept for seats."
+        ),
+    )
+    streams_poll_after_s: int = Field(
+        default=5,
+        ge=1,
+        le=300,
+        description="A client refused a live stream polls its view this often meanwhile.",
+    )
+    streams_retry_after_s: int = Field(
+        default=30,
+        ge=1,
+        le=3600,
+        description="A client refused a live stream tries the stream again after this long.",
     )
     proxies: int = Field(
         default=0,

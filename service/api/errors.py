@@ -92,9 +92,12 @@ def handle(exc: Exception) -> Response:
             "too-many-streams",
             "Too many live streams",
             str(exc),
-            headers={"Retry-After": "5"},
+            headers={"Retry-After": str(exc.retry_after_s)},
             limit=exc.limit,
             scope=exc.scope,
+            fallback="poll",
+            poll_after_s=exc.poll_after_s,
+            retry_after_s=exc.retry_after_s,
         )
     if isinstance(exc, HTTPException):
         return _http(exc)

@@ -11,8 +11,10 @@ sees in the stream more than it would in a page. With ``?views=true`` a
 ``view`` line (the viewer's whole view, as ``GET /games/{id}`` answers it)
 follows each batch of events, so a table never polls for its view.
 
-Open streams are capped per client address, per game and per process
-(:mod:`.streamcaps`); in a deployment they are served by the stream
+Open streams are capped per client address, per seat, per game's
+spectators and per process, with a share of the process kept for seats
+(:mod:`.streamcaps`); a refused stream's 429 tells the client to poll its
+view meanwhile. In a deployment they are served by the stream
 server (``service.streams``), whose evented workers hold no thread per
 stream.
 
@@ -63,7 +65,8 @@ def events(game_id: str) -> Response:
         keepalive_ms = max(1, int(svc.runtime.settings.stream_keepalive_s * 1000))
         slots: StreamSlots = current_app.extensions["cardroom_streams"]
         address = request.remote_addr or "-"
-        slots.acquire(address, game_id)  # a refused stream changes nothing
+        # the seat (its token checked above) gets a seat's slots; anyone else a spectator's
+        slots.acquire(address, game_id, seat)  # a refused stream changes nothing
         try:
             if q_stream.after is not None:  # the catch-up is a page of events
                 charge_events(max(state.version - q_stream.after, 0))
@@ -79,9 +82,9 @@ def events(game_id: str) -> Response:
                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
             )
         except BaseException:
-            slots.release(address, game_id)
+            slots.release(address, game_id, seat)
             raise
-        response.call_on_close(lambda: slots.release(address, game_id))
+        response.call_on_close(lambda: slots.release(address, game_id, seat))
         return response
     q = query(EventsQuery)
     state = svc.load(game_id)

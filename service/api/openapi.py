@@ -189,8 +189,10 @@ OPS: Final = (
         "Read the events",
         "The events this viewer may see, paged by version. With `Accept: application/x-ndjson` "
         "a live stream of `StreamLine`s (use `after` to resume; `views=true` adds the "
-        "viewer's view after each batch). Open streams are capped per address, per game "
-        "and per server: one more is a 429 `too-many-streams`. A page (or a stream's "
+        "viewer's view after each batch). Open streams are capped per address, per seat, per "
+        "game's spectators and per server (a share of it kept for seats): one more is a 429 "
+        "`too-many-streams` with `fallback: poll` and `poll_after_s` (read `GET /games/{id}` "
+        "that often meanwhile; try the stream again after `Retry-After`). A page (or a stream's "
         "catch-up after `after`) of 100 events or more is charged to the address's `reads` "
         "budget: one read per 100 events, or one for a page of an ended game, which is "
         "served from its kept events with an `ETag` and is immutable.",

@@ -27,7 +27,8 @@ def capped() -> Flask:
         stream_keepalive_s=0.05,
         streams_per_address=2,
         streams_per_game=3,
-        streams_max=4,
+        streams_max=5,
+        streams_spectator_share=0.8,
     )
     return make_app(settings, RATELIMIT_ENABLED=False)
 
@@ -48,28 +49,34 @@ def new_game(app: Flask) -> str:
     return game_id
 
 
-def assert_capped(r: TestResponse, scope: str) -> None:
+def assert_capped(r: TestResponse, scope: str, limit: int | None = None) -> dict[str, Any]:
     assert r.status_code == 429
     assert r.headers["Content-Type"] == "application/problem+json"
     problem: dict[str, Any] = json.loads(r.get_data())
     assert problem["type"].endswith("/too-many-streams")
     assert problem["scope"] == scope and "live streams" in problem["detail"]
-    assert "Retry-After" in r.headers
+    assert limit is None or problem["limit"] == limit
+    # the way on: poll the view meanwhile, and the stream again after Retry-After
+    assert problem["fallback"] == "poll"
+    assert problem["poll_after_s"] == 5 and problem["retry_after_s"] == 30
+    assert r.headers["Retry-After"] == "30"
+    return problem
 
 
 def test_the_caps_give_429_and_a_closed_stream_frees_its_slot(capped: Flask) -> None:
     slots: StreamSlots = capped.extensions["cardroom_streams"]
+    assert slots.spectators_total == 4  # 0.8 of 5: one slot is kept for seats
     one, two = new_game(capped), new_game(capped)
     held = [open_stream(capped, one, "10.0.0.1") for _ in range(2)]
     assert all(r.status_code == 200 for r in held)
-    assert_capped(open_stream(capped, one, "10.0.0.1"), "address")
+    assert_capped(open_stream(capped, one, "10.0.0.1"), "address", 2)
     held.append(open_stream(capped, one, "10.0.0.2"))
     assert held[-1].status_code == 200
-    assert_capped(open_stream(capped, one, "10.0.0.3"), "game")
+    assert_capped(open_stream(capped, one, "10.0.0.3"), "game", 3)
     held.append(open_stream(capped, two, "10.0.0.3"))
     assert held[-1].status_code == 200
-    assert_capped(open_stream(capped, two, "10.0.0.4"), "process")
-    assert slots.open == 4
+    assert_capped(open_stream(capped, two, "10.0.0.4"), "spectators", 4)
+    assert slots.open == slots.spectators == 4
     # a JSON page is no stream: never capped
     page = capped.test_client().get(f"/games/{two}/events")
     assert page.status_code == 200

@@ -79,7 +79,8 @@ def site() -> Iterator[Site]:
     try:
         limits = app.extensions["cardroom_limits"]
         service = app.extensions["cardroom"]
-        yield Site(f"http://127.0.0.1:{server.server_port}", SCREENSHOTS, limits, service)
+        streams = app.extensions["cardroom_streams"]
+        yield Site(f"http://127.0.0.1:{server.server_port}", SCREENSHOTS, limits, service, streams)
     finally:
         server.shutdown()
         thread.join(5)

@@ -59,6 +59,8 @@ class Site:
     """The app's rate limits (:class:`service.api.limits.Limits`)."""
     service: Any = None
     """The app's game service (:class:`service.games.GameService`)."""
+    streams: Any = None
+    """The app's live-stream slots (:class:`service.api.streamcaps.StreamSlots`)."""
 
     def unfinished_games(self) -> set[str]:
         """The ids of the site's games that are not over."""

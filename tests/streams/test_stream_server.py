@@ -26,7 +26,8 @@ import redis
 from tests.stack import GUNICORN, Stack, free_port, stack_env, wait_for
 from tests.testredis import TEST_REDIS
 
-pytestmark = [pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(600)]
+"""A stuck run fails with its traceback (and stops its processes) instead of hanging."""
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -61,9 +62,10 @@ def stack() -> Iterator[Deployment]:
         STREAMS_REDIS_URL,
         queue_name=f"streams-{stream_port}",
         CARDROOM_STREAM_BIND=f"127.0.0.1:{stream_port}",
-        CARDROOM_STREAMS_PER_ADDRESS=str(STREAMS + 1),
+        CARDROOM_STREAMS_PER_ADDRESS=str(STREAMS + 4),
         CARDROOM_STREAMS_PER_GAME=str(STREAMS + 1),
-        CARDROOM_STREAMS_MAX=str(STREAMS + 1),
+        CARDROOM_STREAMS_MAX=str(STREAMS + 2),
+        CARDROOM_STREAMS_SPECTATOR_SHARE="1",  # all but one slot: kept for seats
     )
     made = Stack(env)
     try:
@@ -151,15 +153,25 @@ def test_500_open_streams_do_not_slow_a_whole_game(stack: Deployment) -> None:
             ]
             streams.open(targets)
             assert streams.statuses == [200] * STREAMS
-            # the cap: one stream more than the process may hold, then one more again
+            # the caps: the spectators' last slot, then one spectator more; the slot kept
+            # for seats, then one stream more than the process may hold
             extra = httpx.Client(base_url=stack.streams, timeout=10)
             ndjson = {"Accept": "application/x-ndjson"}
-            with extra, extra.stream("GET", f"/games/{game_id}/events", headers=ndjson) as last:
+            seat = {**ndjson, "Authorization": f"Bearer {tokens[0]}"}
+            path = f"/games/{game_id}/events"
+            with extra, extra.stream("GET", path, headers=ndjson) as last:
                 assert last.status_code == 200
-                refused = extra.get(f"/games/{game_id}/events", headers=ndjson)
+                refused = extra.get(path, headers=ndjson)
                 assert refused.status_code == 429
                 assert refused.headers["content-type"] == "application/problem+json"
-                assert refused.json()["scope"] == "process"
+                assert refused.json()["scope"] == "spectators"
+                with extra.stream("GET", path, headers=seat) as kept:
+                    assert kept.status_code == 200
+                    refused = extra.get(
+                        path, headers={**ndjson, "Authorization": f"Bearer {tokens[1]}"}
+                    )
+                    assert refused.status_code == 429
+                    assert refused.json()["scope"] == "process"
             latencies: list[float] = []
             moves = 0
             deadline = time.monotonic() + 240

@@ -20,7 +20,9 @@ async function problemOf(response) {
   } catch {
     body = { title: response.statusText, detail: `HTTP ${response.status}` };
   }
-  return new ApiProblem(response.status, body);
+  const problem = new ApiProblem(response.status, body);
+  problem.retryAfter = Number(response.headers.get('Retry-After')) || null;
+  return problem;
 }
 
 /** The seat this browser holds in a game: {token, seat, name} or null. */
@@ -89,12 +91,24 @@ function pause(ms, signal) {
 }
 
 /** fetch(), quietly retrying a 429 (over a rate budget: the request changed nothing,
- * so sending it again, idempotency key and all, is safe) until it is let through. */
-async function fetchPatiently(path, init) {
+ * so sending it again, idempotency key and all, is safe) until it is let through —
+ * unless `giveUp(response)` says this 429 is for the caller to handle. */
+async function fetchPatiently(path, init, giveUp = async () => false) {
   for (let attempt = 0; ; attempt += 1) {
     const response = await fetch(path, init);
-    if (response.status !== 429) return response;
+    if (response.status !== 429 || (await giveUp(response))) return response;
     await pause(retryDelay(response.headers.get('Retry-After'), attempt), init.signal);
+  }
+}
+
+/** A live stream refused for capacity: its 429 says to read views by polling meanwhile
+ * (`fallback: "poll"`), not to ask for the stream again and again. */
+async function pollInstead(response) {
+  try {
+    const body = await response.clone().json();
+    return body.fallback === 'poll';
+  } catch {
+    return false;
   }
 }
 
@@ -131,6 +145,8 @@ export function submitMove(gameId, token, move) {
  * With views, a `view` line (this viewer's whole view) follows each batch of
  * events, so the page never polls for it.
  * fetch() rather than EventSource, so the Authorization header can be sent.
+ * A stream refused for capacity throws its ApiProblem (429, `problem.fallback` "poll",
+ * `problem.poll_after_s`, `retryAfter`): the caller polls views meanwhile.
  */
 export async function* liveLines(gameId, token, after, signal, views = false) {
   const params = new URLSearchParams();
@@ -141,7 +157,7 @@ export async function* liveLines(gameId, token, after, signal, views = false) {
     headers: headers(token, { Accept: 'application/x-ndjson' }),
     cache: 'no-store',
     signal,
-  });
+  }, pollInstead);
   if (!response.ok) throw await problemOf(response);
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';

@@ -370,6 +370,7 @@ async function submit(move) {
   showMoveError('');
   try {
     await submitMove(gameId, seat.token, move);
+    pollSoon(); // while polling, the table shows the move at once, not at the next look
     return true;
   } catch (error) {
     if (error instanceof ApiProblem) {
@@ -400,6 +401,8 @@ const player = new Player((line) => {
 function restartStream() {
   player.clear();
   if (controller) controller.abort();
+  streamNow = true; // a table polling for want of a stream asks for one now (a new seat has its own)
+  pollSoon();
 }
 
 /** The game does not exist (never did, or was deleted), or (`expired`) the table closed
@@ -418,8 +421,72 @@ function showMissing(expired = false) {
   document.title = title;
 }
 
+// -- polling, while the server has no stream to spare ------------------------------------------
+// A stream refused for capacity (429 with `fallback: "poll"`) is not asked for again and
+// again: the table reads its view every `poll_after_s` seconds instead (and the events
+// since the last one, for the log), then tries the stream again, waiting longer each time.
+const STREAM_AGAIN_MAX_MS = 5 * 60 * 1000;
+let pollWake = null; // resolves the wait between two polls early (after the player's own move)
+let streamNow = false; // leave polling for the stream at once (the seat changed)
+
+function pollSoon() {
+  if (pollWake) pollWake();
+}
+
+function pollPause(ms) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    pollWake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  }).finally(() => {
+    pollWake = null;
+  });
+}
+
+/** One look at the game: its view and, when it moved, the events since the last look. */
+async function pollOnce() {
+  const next = await getJson(gamePath(gameId), token());
+  if (lastVersion && next.version > lastVersion) {
+    const page = await getJson(`${gamePath(gameId)}/events?after=${lastVersion}`, token());
+    for (const event of page.events)
+      if (event.version <= next.version) player.push({ kind: 'event', event });
+  }
+  lastVersion = Math.max(lastVersion, next.version);
+  player.push({ kind: 'view', view: next });
+  return next;
+}
+
+/** How long to poll after the stream's `refusals`-th refusal (0, 1, …) before asking for it
+ * again: the server's Retry-After, doubled each time, at most 5 minutes, with some jitter. */
+function streamAgainIn(error, refusals) {
+  const asked = (error.retryAfter || error.problem.retry_after_s || 30) * 1000;
+  return Math.min(STREAM_AGAIN_MAX_MS, asked * 2 ** Math.min(refusals, 4)) * (1 + Math.random() * 0.2);
+}
+
+/** Poll views for `forMs`; false when there is no point in trying the stream again. */
+async function pollFor(everyS, forMs) {
+  const every = Math.max(1, Number(everyS) || 5) * 1000;
+  const until = Date.now() + forMs;
+  setConn('poll', 'table.conn.polling', { seconds: every / 1000 });
+  streamNow = false;
+  while (Date.now() < until && !streamNow) {
+    try {
+      const next = await pollOnce();
+      if (next.status === 'ended') return false;
+    } catch (error) {
+      if (error instanceof ApiProblem && error.status === 404) throw error;
+      if (!(await tokenRefused(error))) setConn('poll', 'table.conn.polling', { seconds: every / 1000 });
+    }
+    await pollPause(Math.max(0, Math.min(every, until - Date.now())));
+  }
+  return true;
+}
+
 async function live() {
   let delay = 500;
+  let refusals = 0; // the stream's refusals for capacity in a row
   for (;;) {
     controller = new AbortController();
     try {
@@ -427,6 +494,7 @@ async function live() {
       const after = lastVersion || null;
       for await (const line of liveLines(gameId, token(), after, controller.signal, true)) {
         delay = 500;
+        refusals = 0;
         if (line.kind === 'view') {
           setConn('live', 'table.conn.live');
           lastVersion = Math.max(lastVersion, line.view.version);
@@ -443,6 +511,17 @@ async function live() {
         return;
       }
     } catch (error) {
+      if (error instanceof ApiProblem && error.status === 429 && error.problem.fallback === 'poll') {
+        try {
+          const again = await pollFor(error.problem.poll_after_s, streamAgainIn(error, refusals));
+          refusals += 1;
+          if (again) continue;
+          setConn('', 'table.conn.over');
+          return;
+        } catch (missing) {
+          error = missing; // the game is gone: said below
+        }
+      }
       if (error instanceof ApiProblem) {
         if (error.status === 404 || error.status === 410) {
           const expired = error.status === 410;
