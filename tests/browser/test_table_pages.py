@@ -263,6 +263,8 @@ def test_a_table_that_expires_while_a_player_waits_says_it_closed(
         expect(missing.locator('a[href="/"]')).to_be_visible()
         expect(page.locator("#waiting")).to_be_hidden()
         expect(page.locator("#board")).to_be_hidden()
+        for gone in ("#seat-link", "#notify-row", "#turn-clock"):  # no seat left to keep
+            expect(page.locator(gone)).to_be_hidden()
         assert readable(page, game_id) == []
         site.shot(page, "table-expired-phone")
     finally:

@@ -415,7 +415,9 @@ function showMissing(expired = false) {
   $('#missing-text').textContent = expired
     ? t('table.expired.text', { id: gameId })
     : t('table.missing.text', { id: gameId });
-  for (const id of ['#seats', '#board', '#you', '#log-panel', '#join', '#summary', '#status', '#waiting'])
+  // Nothing of a seat is left to keep or be told about: its link and turn alerts go too.
+  const gone = ['#seats', '#board', '#you', '#log-panel', '#join', '#summary', '#status', '#waiting'];
+  for (const id of [...gone, '#seat-link', '#notify-row', '#turn-clock'])
     $(id).hidden = true;
   showError('');
   document.title = title;
