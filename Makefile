@@ -21,7 +21,9 @@ serve: install
 	$(BIN)/cardroom serve
 
 ## Run the whole test suite (starts Redis on 127.0.0.1:6379 if none answers,
-## installs Debian's chromium for the browser tests if it is missing).
+## installs Debian's chromium for the browser tests if it is missing). It runs
+## in parallel workers, each on a redis-server of its own; PYTEST_ARGS=-n0 runs
+## it in one process on that Redis.
 test: install
 	sh tests/ensure-redis.sh
 	sh tests/ensure-chromium.sh
