@@ -22,7 +22,8 @@ serve: install
 
 ## Run the whole test suite (starts Redis on 127.0.0.1:6379 if none answers,
 ## installs Debian's chromium for the browser tests and nginx for the
-## slow-client test if they are missing).
+## slow-client test if they are missing). It runs in parallel workers, each on
+## a redis-server of its own; PYTEST_ARGS=-n0 runs it in one process on that Redis.
 test: install
 	sh tests/ensure-redis.sh
 	sh tests/ensure-chromium.sh

@@ -63,6 +63,32 @@ def redis_client(request: pytest.FixtureRequest) -> redis.Redis:
     return client
 
 
+WORKERS_PER_CORE = 2
+"""Most of the suite's time is spent waiting (on worker processes, servers, a
+browser, bots), not computing: ``-n auto`` (the default, see ``pyproject.toml``)
+runs this many workers per core. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` overrides it."""
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own hook reads it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return WORKERS_PER_CORE * (cores or 1)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under xdist, the ``slow`` and ``stats`` tests first (every worker collects the
+    same order, and they are handed out one by one in it): a test of minutes
+    handed out last would keep one worker busy after the rest are done. In one
+    process the order stays the files' own."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: not any(item.get_closest_marker(m) for m in LONG))
+
+
+LONG = ("slow", "stats")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     """In CI (``CI`` set) a skip is a failure: everything the tests need is set up there."""

@@ -11,7 +11,9 @@ from .helpers import Site, create_from_lobby, seat_of, wait_for_move
 
 pytestmark = pytest.mark.browser
 
-HAND_TIMEOUT_S = 60
+HAND_TIMEOUT_S = 120
+"""The page draws the bots' plays at its normal pace, so most of the hand is the
+page's drawing: about a minute with the suite's parallel workers on two cores."""
 
 
 def click_cards(page: Page, cards: list[str]) -> None:

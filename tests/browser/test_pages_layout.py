@@ -25,7 +25,8 @@ from service.web import rules as rules_module
 from .conftest import SCREENSHOTS, build_app
 from .helpers import Site, collect_errors, wait_for
 
-pytestmark = pytest.mark.browser
+# One worker runs the whole module, so its own site and tables are made once, not once a worker.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("pages-layout")]
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}

@@ -31,6 +31,10 @@ GAMES: tuple[tuple[str, dict[str, Any], int | None], ...] = (
 )
 
 
+# One worker runs the whole module, so its games (``played``) are played once, not once a worker.
+pytestmark = pytest.mark.xdist_group("projection")
+
+
 class Stack:
     def __init__(self) -> None:
         self.runtime = Runtime.from_settings(load_settings(redis_url=None, bot_delay_s=0))

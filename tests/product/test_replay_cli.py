@@ -31,6 +31,10 @@ SMALL = {
 }
 
 
+# One worker runs the whole module, so its games (below) are played once, not once a worker.
+pytestmark = pytest.mark.xdist_group("replay-cli")
+
+
 @pytest.fixture(scope="module")
 def finished_games() -> Iterator[dict[str, tuple[Any, list[Any]]]]:
     runtime = Runtime.from_settings(load_settings(redis_url=None, bot_delay_s=0))
