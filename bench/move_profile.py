@@ -163,7 +163,9 @@ class Session:
 
 
 def print_profile(session: Session, loops: int, moves: int) -> None:
-    job = pstats.Stats(session.worker_prof).stats  # type: ignore[attr-defined]
+    ran = WORKER in session.spent  # no job in a short run: its drain took every move
+    profiles = [("API", session.api_prof)] + ([("worker", session.worker_prof)] if ran else [])
+    job = pstats.Stats(session.worker_prof).stats if ran else {}  # type: ignore[attr-defined]
     in_job = {
         name: sum(v[3] for k, v in job.items() if k[2] == name and "workers/jobs" in k[0])
         for name in JOB_STEPS
@@ -174,7 +176,7 @@ def print_profile(session: Session, loops: int, moves: int) -> None:
             f"  {kind:24s} {entry.cpu / moves * 1000:6.2f} ms CPU  "
             f"{entry.trips / moves:5.2f} round trips  ({entry.times} times)"
         )
-    rq_ms = (session.spent[WORKER].cpu - in_job["drain_followups"]) / moves * 1000
+    rq_ms = (session.spent.get(WORKER, Spent()).cpu - in_job["drain_followups"]) / moves * 1000
     drain_ms = (in_job["drain_followups"] - in_job["process_game"]) / moves * 1000
     print(
         f"  of the worker's: the follow-up {in_job['process_game'] / moves * 1000:.2f} ms "
@@ -182,7 +184,7 @@ def print_profile(session: Session, loops: int, moves: int) -> None:
         f"timers {in_job['_next_action'] / moves * 1000:.2f} ms), the drain around it "
         f"{drain_ms:.2f} ms, RQ's own {rq_ms:.2f} ms"
     )
-    for name, prof in (("API", session.api_prof), ("worker", session.worker_prof)):
+    for name, prof in profiles:
         for key in ("cumulative", "tottime"):
             out = io.StringIO()
             pstats.Stats(prof, stream=out).sort_stats(key).print_stats(25)
