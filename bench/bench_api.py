@@ -35,6 +35,8 @@ from typing import Any
 import httpx
 import redis
 
+from bench.closed_loop import new_table
+from bench.stats import percentile
 from service.config import load_settings
 from service.games import GameService
 from service.runtime import Runtime
@@ -79,19 +81,6 @@ def wait_ready(http: httpx.Client, server: Stack) -> None:
         )
     except RuntimeError as exc:
         raise SystemExit(f"the server did not start: {exc}") from None
-
-
-def new_table(http: httpx.Client) -> tuple[str, list[str]]:
-    gid = http.post("/games", json={"game": "murlan"}).json()["game_id"]
-    tokens = [
-        http.post(f"/games/{gid}/seats", json={"name": f"p{i}"}).json()["token"] for i in range(4)
-    ]
-    return gid, tokens
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def run(http: httpx.Client, service: GameService, moves: int, rng: random.Random) -> Any:

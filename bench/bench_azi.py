@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.stats import standard_error
 from service.engines.azi import ENGINE
 from service.engines.azi.events import AntesPaid, HandDealt, PotSettled
 from service.engines.azi.state import AziState
@@ -126,7 +127,7 @@ def bench_bot(min_hands: int, rng: random.Random, options: dict[str, Any]) -> fl
         matches += 1
     elapsed = time.perf_counter() - started
     mean = statistics.fmean(results)
-    error = statistics.stdev(results) / len(results) ** 0.5
+    error = standard_error(results)
     print(
         f"bot vs 3 random ({options or 'default options'}): {len(results)} hands in "
         f"{matches} matches, {elapsed:.1f} s"

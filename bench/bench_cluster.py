@@ -51,6 +51,8 @@ from typing import Any
 
 import httpx
 
+from bench.cpu import cpu_seconds
+from bench.stats import percentile
 from service.engines import game as table
 from service.engines.base import Event
 from service.runtime import connect
@@ -262,11 +264,11 @@ def bench_moves(
         groups = _process_groups(stack, cluster, broker)
         window_start = time.perf_counter()
         cpu_start = _cpu()
-        servers_start = {name: _group_cpu(pids) for name, pids in groups.items()}
+        servers_start = {name: cpu_seconds(pids) for name, pids in groups.items()}
         time.sleep(measure_s)
         window_end = time.perf_counter()
         cpu = _cpu() - cpu_start
-        servers = {name: _group_cpu(pids) - servers_start[name] for name, pids in groups.items()}
+        servers = {name: cpu_seconds(pids) - servers_start[name] for name, pids in groups.items()}
         stop.set()
         for t in threads:
             t.join(30)
@@ -283,7 +285,7 @@ def bench_moves(
         pairs,
         len(accepted) / (window_end - window_start),
         statistics.median(accepted) * 1000,
-        accepted[min(len(accepted) - 1, int(0.99 * len(accepted)))] * 1000,
+        percentile(accepted, 0.99) * 1000,
         sum(1 for _, _, status in inside if status != 201),
         cpu / (window_end - window_start),
         {name: seconds * 1000 / len(accepted) for name, seconds in servers.items()},
@@ -308,19 +310,6 @@ def _process_groups(
     groups["redis"] = [s.proc.pid for s in cluster.servers]
     groups["broker"] = [broker.servers[0].proc.pid]
     return groups
-
-
-def _group_cpu(pids: list[int]) -> float:
-    """User and system CPU seconds of ``pids`` so far (0 for any gone)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / tick
 
 
 def _cpu() -> float:

@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
+from bench.stats import percentile, standard_error
 from service.engines.hazari.arrange import DEFAULT, Arranger, greedy_indices, random_indices
 from service.engines.hazari.combos import CARD_STRS, POINTS, key, key3, key4
 
@@ -82,7 +83,7 @@ def share(
                 arrangements.append(others(hand, rng))
         shares.append(deal_points(arrangements, dealer)[me] / 360)
     mean = statistics.fmean(shares)
-    return mean, statistics.stdev(shares) / len(shares) ** 0.5, times
+    return mean, standard_error(shares), times
 
 
 def bench_evaluations(n: int) -> None:
@@ -124,8 +125,8 @@ def bench_arranger(arranger: Arranger, deals: int) -> None:
     mean, err, times = share(auto, rand, deals, seed=2024)
     ms = sorted(t * 1000 for t in times)
     print(
-        f"arranger: {statistics.fmean(ms):.2f} ms/hand mean, {ms[len(ms) // 2]:.2f} median, "
-        f"{ms[int(len(ms) * 0.99)]:.2f} p99, {ms[-1]:.2f} worst ({len(ms)} hands)"
+        f"arranger: {statistics.fmean(ms):.2f} ms/hand mean, {percentile(ms, 0.5):.2f} median, "
+        f"{percentile(ms, 0.99):.2f} p99, {ms[-1]:.2f} worst ({len(ms)} hands)"
     )
     print(f"strength vs 3 random arrangers: {mean:.1%} of the points (±{err:.1%}, {deals} deals)")
     fewer = max(deals // 2, 50)

@@ -41,12 +41,13 @@ import statistics
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import httpx
 import redis
 
+from bench.cpu import cpu_seconds
+from bench.stats import percentile
 from service import api
 from service.api import events as events_view
 from service.api.limits import EVENTS_PER_READ
@@ -94,15 +95,6 @@ def ended_murlan(url: str) -> tuple[str, int]:
             return state.game_id, len(stored)
 
 
-def cpu_s(pids: list[int]) -> float:
-    """User + system CPU seconds of ``pids`` so far (``/proc/<pid>/stat``)."""
-    total = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
-
-
 def attack(api_url: str, path: str, stop: float, out: Any, connections: int) -> None:
     """``connections`` keep-alive connections of one address on ``path`` until
     ``stop`` (``time.monotonic()``); the count of each status goes to ``out``."""
@@ -134,7 +126,7 @@ def flood_phase(
     out = context.Queue()
     stop = time.monotonic() + seconds
     attacker = context.Process(target=attack, args=(api_url, path, stop, out, connections))
-    before, started = cpu_s(pids), time.monotonic()
+    before, started = cpu_seconds(pids), time.monotonic()
     attacker.start()
     views: list[float] = []
     headers = {"X-Forwarded-For": "198.51.100.2"}
@@ -147,9 +139,8 @@ def flood_phase(
     codes = out.get(timeout=60)
     attacker.join(30)
     elapsed = time.monotonic() - started
-    used = cpu_s(pids) - before
-    ordered = sorted(views)
-    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    used = cpu_seconds(pids) - before
+    p99 = percentile(views, 0.99)
     ok, refused = codes.get(200, 0) / elapsed, codes.get(429, 0) / elapsed
     return (
         f"pages 200: {ok:6.1f}/s, 429: {refused:6.1f}/s; "

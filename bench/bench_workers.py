@@ -19,6 +19,7 @@ import uuid
 
 import redis
 
+from bench.stats import percentile
 from service.config import load_settings
 from service.games import GameService
 from service.runtime import Runtime
@@ -30,11 +31,6 @@ MIX = (
     ("hazari", {"target": 1000}, None),
     ("azi", {"buy_in": 200, "ante": 10, "min_bet": 10}, 4),
 )
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
 
 
 def main() -> None:
@@ -113,7 +109,7 @@ def main() -> None:
     if lags:
         print(
             f"projection lag: p50 {statistics.median(lags) * 1000:.1f} ms, "
-            f"p99 {percentile(lags, 99) * 1000:.1f} ms over {len(lags)} samples"
+            f"p99 {percentile(lags, 0.99) * 1000:.1f} ms over {len(lags)} samples"
         )
 
 

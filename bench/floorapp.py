@@ -23,6 +23,9 @@ from flask import Flask, Response, request
 
 STATE: Final = {"status": "playing", "version": "1", "to_act": "0", "game": "murlan"}
 MAXLEN: Final = 1000
+PREFIX: Final = "cardroom:floor:"
+"""Under ``cardroom:``, the only keys the shipped ACL (``deploy/users.acl``) lets the
+bench's Redis user touch."""
 
 
 def create_app() -> Flask:
@@ -35,21 +38,21 @@ def create_app() -> Flask:
 
     @app.get("/floor/<int:table>")
     def public(table: int) -> Response:
-        raw = client.hgetall(f"floor:{{{table}}}:state")
+        raw = client.hgetall(f"{PREFIX}{{{table}}}:state")
         if not raw:
-            client.hset(f"floor:{{{table}}}:state", mapping=STATE)
+            client.hset(f"{PREFIX}{{{table}}}:state", mapping=STATE)
             raw = {k.encode(): v.encode() for k, v in STATE.items()}
         return as_json(raw)
 
     @app.get("/floor/<int:table>/seat")
     def seat(table: int) -> Response:
-        return as_json(client.hgetall(f"floor:{{{table}}}:state"))
+        return as_json(client.hgetall(f"{PREFIX}{{{table}}}:state"))
 
     @app.post("/floor/<int:table>/moves")
     def move(table: int) -> Response:
         data = json.loads(request.get_data())
         entry = client.xadd(
-            f"floor:{{{table}}}:events", {"d": json.dumps(data)}, maxlen=MAXLEN, approximate=True
+            f"{PREFIX}{{{table}}}:events", {"d": json.dumps(data)}, maxlen=MAXLEN, approximate=True
         )
         return Response(json.dumps({"id": entry.decode()}), status=201, mimetype="application/json")
 

@@ -45,7 +45,8 @@ from service.store import EventStore
 from tests.stack import Stack, running_stack
 
 from .integrity import GameCheck, check_game, secrets_in_logs
-from .players import Behaviour, Client, Deadline, Stats, Table, TableSpec, percentile, play_table
+from .players import Behaviour, Client, Deadline, Stats, Table, TableSpec, play_table
+from .stats import percentile
 
 HAZARI = TableSpec("hazari", {"target": 360})
 MURLAN = TableSpec("murlan", {}, bots=2)

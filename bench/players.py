@@ -401,10 +401,3 @@ async def play_table(
     ]
     await asyncio.gather(watch(client, table), *seats)
     return table
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]

@@ -21,7 +21,8 @@ import time
 
 import httpx
 
-from tests.front import closed_within, half_headers, nginx_missing, p99, start_front, timed_views
+from bench.stats import percentile
+from tests.front import closed_within, half_headers, nginx_missing, start_front, timed_views
 from tests.stack import free_port, running_stack
 
 
@@ -36,7 +37,7 @@ def probe(url: str, port: int, slow: int, views: int, hold_s: float, path: str) 
     when = f", by {max(gone):.1f} s" if gone else ""
     return (
         f"views answered {answered}/{views}; p50 {statistics.median(took):.0f} ms, "
-        f"p99 {p99(took):.0f} ms, max {max(took):.0f} ms; stalled connections dropped "
+        f"p99 {percentile(took, 0.99):.0f} ms, max {max(took):.0f} ms; stalled connections dropped "
         f"{len(gone)}/{slow} within {hold_s:.0f} s of stalling{when}"
     )
 
