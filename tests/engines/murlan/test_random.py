@@ -27,7 +27,7 @@ from service.engines.murlan.events import (
 from service.engines.murlan.playout import play_out
 from service.engines.murlan.state import PLAYING, MurlanState
 from service.engines.shuffle import Shuffler
-from tests.engines.test_murlan_support import random_match
+from tests.engines.murlan.support import random_match
 from tests.support import new_game, play
 
 MATCHES = int(os.environ.get("MURLAN_MATCHES", "100"))

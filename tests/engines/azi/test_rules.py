@@ -23,7 +23,7 @@ from service.engines.azi.events import (
 from service.engines.azi.state import AziState
 from service.engines.base import HIDDEN, OptionError, RuleError
 from service.engines.shuffle import Shuffler
-from tests.engines.test_azi_support import (
+from tests.engines.azi.support import (
     SHUFFLER,
     act,
     check,

@@ -30,7 +30,7 @@ from service.engines.murlan.combos import (
     play_blocks,
     plays,
 )
-from tests.engines.test_murlan_support import codes
+from tests.engines.murlan.support import codes
 
 ALL_CODES = list(range(54))
 

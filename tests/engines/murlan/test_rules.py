@@ -30,7 +30,7 @@ from service.engines.murlan.events import (
     WentOut,
 )
 from service.engines.murlan.state import DEALING, EXCHANGE, OVER, PLAYING, Deal, Match, MurlanState
-from tests.engines.test_murlan_support import (
+from tests.engines.murlan.support import (
     SHUFFLER,
     FixedDeck,
     act,

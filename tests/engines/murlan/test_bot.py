@@ -11,7 +11,7 @@ from service.engines.murlan.bot import counts_of, give_back, plan_cost
 from service.engines.murlan.events import HandEnded
 from service.engines.murlan.state import EXCHANGE, MurlanState
 from service.engines.shuffle import Shuffler
-from tests.engines.test_murlan_support import codes, position
+from tests.engines.murlan.support import codes, position
 
 BOT_SEAT = 0
 

@@ -27,7 +27,7 @@ from service.engines.azi.settle import settle_pot
 from service.engines.azi.state import AziState
 from service.engines.base import HIDDEN, Event, RuleError
 from service.engines.shuffle import Shuffler
-from tests.engines.test_azi_support import assert_listed, check
+from tests.engines.azi.support import assert_listed, check
 from tests.support import PlayedGame, new_game, push, run_system_steps
 
 MATCHES = 1000

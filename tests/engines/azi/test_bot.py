@@ -10,9 +10,9 @@ from service.engines.azi import ENGINE
 from service.engines.azi.bot import strength
 from service.engines.azi.events import AntesPaid, PotSettled
 from service.engines.azi.state import AziState
-from tests.engines.test_azi_random import random_move
-from tests.engines.test_azi_rules import plain_hand
-from tests.engines.test_azi_support import assert_listed, deal, new_table
+from tests.engines.azi.support import assert_listed, deal, new_table
+from tests.engines.azi.test_random import random_move
+from tests.engines.azi.test_rules import plain_hand
 from tests.support import new_game, play
 
 
