@@ -36,6 +36,9 @@ from service import lag
 from service.engines import game as table
 from service.engines.base import JSON, Event, Move
 from service.engines.shuffle import commitment, new_client_seed, new_server_seed
+from service.errors import Forbidden as Forbidden
+from service.errors import MissingSecret as MissingSecret
+from service.errors import Unauthenticated as Unauthenticated
 from service.idempotency import IdempotencyKeyInUse, IdempotencyKeyReused, request_fingerprint
 from service.metrics import APPEND_SECONDS
 from service.runtime import Runtime
@@ -74,18 +77,6 @@ ACTIVE_FIELD: Final = "active_ms"
 """Field of the game's meta hash: when a person last acted at the table (ms)."""
 ABANDONED_IDLE: Final = "idle"
 """The reason of a :class:`~service.engines.game.GameAbandoned` nobody acted for."""
-
-
-class Unauthenticated(Exception):
-    """No seat token where one is required."""
-
-
-class Forbidden(Exception):
-    """A seat token that opens no seat of this game (unknown, or another game's)."""
-
-
-class MissingSecret(RuntimeError):
-    """A game whose server seed is gone: it can deal no more (an operator's problem)."""
 
 
 @dataclass(frozen=True, slots=True)

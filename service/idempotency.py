@@ -21,6 +21,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from service.errors import BadClientSecret as BadClientSecret
+from service.errors import IdempotencyKeyInUse as IdempotencyKeyInUse
+from service.errors import IdempotencyKeyReused as IdempotencyKeyReused
+
 CLIENT_SECRET: Final = "Client-Secret"
 """The header holding a client's secret, the scope of its creation keys."""
 CLIENT_ID: Final = "Client-Id"
@@ -32,44 +36,6 @@ CLIENT_SECRET_MAX: Final = 256
 CLIENT_SECRET_PATTERN: Final = rf"^[!-~]{{{CLIENT_SECRET_MIN},{CLIENT_SECRET_MAX}}}$"
 """16-256 visible ASCII characters: e.g. 24 random bytes in URL-safe base64."""
 _CLIENT_SECRET_RE: Final = re.compile(CLIENT_SECRET_PATTERN)
-
-
-class IdempotencyKeyReused(ValueError):
-    """An idempotency key sent again with a different request."""
-
-    def __init__(self, game_id: str | None = None) -> None:
-        if game_id is None:
-            detail = (
-                "idempotency_key was already used by this client to open a table with a "
-                "different request; use a new key for a new table"
-            )
-        else:
-            detail = (
-                f"idempotency_key was already used in game {game_id} for a different request; "
-                "use a new key for a new move"
-            )
-        super().__init__(detail)
-
-
-class IdempotencyKeyInUse(RuntimeError):
-    """An idempotency key whose first request is still being handled."""
-
-    def __init__(self, retry_after_s: int) -> None:
-        self.retry_after_s = retry_after_s
-        super().__init__(
-            "a request with this idempotency_key is still being handled; send it again "
-            f"after {retry_after_s} s to get its answer"
-        )
-
-
-class BadClientSecret(ValueError):
-    """A ``Client-Secret`` header that cannot be a secret."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            f"the {CLIENT_SECRET} header must be {CLIENT_SECRET_MIN}-{CLIENT_SECRET_MAX} "
-            "visible ASCII characters, drawn at random (e.g. 24 random bytes in base64)"
-        )
 
 
 def request_fingerprint(request: Mapping[str, Any]) -> str:
@@ -100,7 +66,7 @@ def creation_scope(secret: str | None, client_id: str | None, address: str) -> s
     """
     if secret is not None:
         if not _CLIENT_SECRET_RE.fullmatch(secret):
-            raise BadClientSecret()
+            raise BadClientSecret(CLIENT_SECRET, CLIENT_SECRET_MIN, CLIENT_SECRET_MAX)
         return "secret:" + _digest(secret)
     legacy = (client_id or "").strip()
     if len(legacy) >= CLIENT_SECRET_MIN:
