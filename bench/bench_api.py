@@ -38,10 +38,10 @@ import redis
 from bench.closed_loop import new_table
 from bench.stats import percentile
 from service.config import load_settings
+from service.devstack import GUNICORN, Stack, free_port, wait_for
 from service.games import GameService
 from service.runtime import Runtime
 from service.store import EventStore
-from tests.stack import GUNICORN, Stack, free_port, wait_for
 
 APP = "service.api:create_app(config={'BENCH_FLOOR': True, 'RATELIMIT_ENABLED': %s})"
 

@@ -53,12 +53,19 @@ import httpx
 
 from bench.cpu import cpu_seconds
 from bench.stats import percentile
+from service.devstack import (
+    LocalCluster,
+    Stack,
+    new_game,
+    play,
+    stack_env,
+    start_cluster,
+    start_standalone,
+)
 from service.engines import game as table
 from service.engines.base import Event
 from service.runtime import connect
 from service.store import EventStore
-from tests.stack import LocalCluster, Stack, stack_env, start_cluster, start_standalone
-from tests.support import new_game, play
 
 
 # -- appends ---------------------------------------------------------------------------

@@ -53,8 +53,8 @@ from service.api import events as events_view
 from service.api.limits import EVENTS_PER_READ
 from service.config import load_settings
 from service.demo import play_bot_game
+from service.devstack import Stack, running_stack
 from service.runtime import Runtime
-from tests.stack import Stack, running_stack
 
 Timed = tuple[float, int]
 

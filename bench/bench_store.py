@@ -37,11 +37,11 @@ import redis
 
 from schemas.codec import pack_event
 from schemas.compact import expand
+from service.devstack import new_game, play
 from service.engines import game as table
 from service.engines.base import Event
 from service.engines.registry import GAMES
 from service.store import EventStore, keys
-from tests.support import new_game, play
 
 SEATS = {"azi": 4}
 RAW_KEY = "cardroom-bench:{raw}:events"

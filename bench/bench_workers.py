@@ -21,10 +21,10 @@ import redis
 
 from bench.stats import percentile
 from service.config import load_settings
+from service.devstack import Stack
 from service.games import GameService
 from service.runtime import Runtime
 from service.store import EventStore
-from tests.stack import Stack
 
 MIX = (
     ("murlan", {}, None),

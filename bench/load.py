@@ -2,7 +2,7 @@
 
 Run ``.venv/bin/python -m bench.load`` (a few minutes) or ``--quick`` (about
 a minute). It starts its own stack on loopback (see
-:mod:`tests.stack`): Redis with the deploy's AOF settings
+:mod:`service.devstack`): Redis with the deploy's AOF settings
 (``appendfsync always``), the API under gunicorn with the deploy's config
 (two processes, ``--api-threads`` threads each), two ``cardroom worker``
 processes with no bot delay and the reconciler; the rate limit is set out of
@@ -41,8 +41,8 @@ from typing import Any
 
 import httpx
 
+from service.devstack import Stack, running_stack
 from service.store import EventStore
-from tests.stack import Stack, running_stack
 
 from .integrity import GameCheck, check_game, secrets_in_logs
 from .players import Behaviour, Client, Deadline, Stats, Table, TableSpec, play_table

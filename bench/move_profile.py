@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tests.stack import RedisServer, stack_env
+from service.devstack import RedisServer, stack_env
 
 if TYPE_CHECKING:
     from service.config import Settings

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 
 from bench.cpu import cpu_seconds
-from tests.stack import (
+from service.devstack import (
     BIN,
     GUNICORN_CONF,
     Proc,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import redis
 
-from tests.stack import RedisServer
+from service.devstack import RedisServer
 
 
 def nothing(game_id: str) -> None:

@@ -4,7 +4,7 @@ Run ``.venv/bin/python -m bench.slowloris`` (about a minute; ``--quick`` for
 fewer views). It starts the deployment's API (gunicorn with
 ``deploy/gunicorn.conf.py``: 2 processes of 16 threads) on a Redis with the
 deploy's config, and nginx with ``deploy/nginx.conf`` in front of it
-(:mod:`tests.front`; needs ``nginx``, see ``tests/ensure-nginx.sh``). For each
+(:mod:`service.devstack.front`; needs ``nginx``, see ``tests/ensure-nginx.sh``). For each
 way in — straight to gunicorn, then through nginx — it opens ``--slow``
 connections that send half a request header and stall, times ``--views``
 views of a table (each on a new connection, 5 s timeout) meanwhile, and then
@@ -22,8 +22,15 @@ import time
 import httpx
 
 from bench.stats import percentile
-from tests.front import closed_within, half_headers, nginx_missing, start_front, timed_views
-from tests.stack import free_port, running_stack
+from service.devstack import (
+    closed_within,
+    free_port,
+    half_headers,
+    nginx_missing,
+    running_stack,
+    start_front,
+    timed_views,
+)
 
 
 def probe(url: str, port: int, slow: int, views: int, hold_s: float, path: str) -> str:

@@ -23,7 +23,6 @@ clock set wrong.
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 import time
@@ -31,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from service.errors import RateLimited as RateLimited
 from service.store import clock
 
 UNITS: Final = {"second": 1, "minute": 60, "hour": 3600}
@@ -85,20 +85,6 @@ class Rate:
     def __str__(self) -> str:
         unit = next(name for name, seconds in UNITS.items() if seconds == self.period_s)
         return f"{self.count} per {unit}"
-
-
-class RateLimited(Exception):
-    """A request over its budget: which budget, whose, and when to come back."""
-
-    def __init__(self, budget: str, who: str, rate: Rate, retry_after_ms: float) -> None:
-        self.budget = budget
-        self.who = who
-        self.rate = rate
-        self.retry_after_s = max(1, math.ceil(retry_after_ms / 1000))
-        super().__init__(
-            f"too many requests of the {budget!r} budget from {who} "
-            f"(it allows {rate}); retry after {self.retry_after_s} s"
-        )
 
 
 def fitting(rate: Rate, tokens: int) -> int:

@@ -44,18 +44,15 @@ from service.store import AppendResult, EventStore, StoredEvent, VersionConflict
 from service.store.creations import Reservation
 
 from .bodies import Creation, MoveResult, SeatGrant, move_body, seat_record
+from .errors import Forbidden, MissingSecret, Unauthenticated
 from .presence import CONFLICT_RETRIES
 from .repository import Followup, GameRepository, Respond, StartDrain, Workers, touch_quietly
-from .seataccess import Forbidden, SeatAccess, Unauthenticated
+from .seataccess import SeatAccess
 
 MAX_STEPS: Final = 64
 """System steps one :meth:`GameService.advance` call takes at most (a guard, never reached)."""
 
 Decide = Callable[[table.Game], list[Event]]
-
-
-class MissingSecret(RuntimeError):
-    """A game whose server seed is gone: it can deal no more (an operator's problem)."""
 
 
 def new_game_id() -> str:

@@ -24,6 +24,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from service.engines.base import JSON
+from service.errors import BadClientSecret as BadClientSecret
+from service.errors import IdempotencyKeyInUse as IdempotencyKeyInUse
+from service.errors import IdempotencyKeyReused as IdempotencyKeyReused
 from service.store import AppendResult, GameNotFound, keys
 from service.store.creations import LEGACY, CreationRecord, CreationRecords, Reservation
 
@@ -47,44 +50,6 @@ CREATION_WAIT_S: Final = 1.0
 CREATION_POLL_S: Final = 0.02
 CREATION_RETRY_AFTER_S: Final = 1
 """The ``Retry-After`` of a repeat that waited in vain (the first request is still at it)."""
-
-
-class IdempotencyKeyReused(ValueError):
-    """An idempotency key sent again with a different request."""
-
-    def __init__(self, game_id: str | None = None) -> None:
-        if game_id is None:
-            detail = (
-                "idempotency_key was already used by this client to open a table with a "
-                "different request; use a new key for a new table"
-            )
-        else:
-            detail = (
-                f"idempotency_key was already used in game {game_id} for a different request; "
-                "use a new key for a new move"
-            )
-        super().__init__(detail)
-
-
-class IdempotencyKeyInUse(RuntimeError):
-    """An idempotency key whose first request is still being handled."""
-
-    def __init__(self, retry_after_s: int) -> None:
-        self.retry_after_s = retry_after_s
-        super().__init__(
-            "a request with this idempotency_key is still being handled; send it again "
-            f"after {retry_after_s} s to get its answer"
-        )
-
-
-class BadClientSecret(ValueError):
-    """A ``Client-Secret`` header that cannot be a secret."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            f"the {CLIENT_SECRET} header must be {CLIENT_SECRET_MIN}-{CLIENT_SECRET_MAX} "
-            "visible ASCII characters, drawn at random (e.g. 24 random bytes in base64)"
-        )
 
 
 def request_fingerprint(request: Mapping[str, Any]) -> str:
@@ -115,7 +80,7 @@ def creation_scope(secret: str | None, client_id: str | None, address: str) -> s
     """
     if secret is not None:
         if not _CLIENT_SECRET_RE.fullmatch(secret):
-            raise BadClientSecret()
+            raise BadClientSecret(CLIENT_SECRET, CLIENT_SECRET_MIN, CLIENT_SECRET_MAX)
         return "secret:" + _digest(secret)
     legacy = (client_id or "").strip()
     if len(legacy) >= CLIENT_SECRET_MIN:

@@ -22,17 +22,10 @@ from service.engines import game as table
 from service.seattokens import derive_token, server_key
 from service.store import EventStore, GameNotFound, keys, load_game_and_tokens
 
+from .errors import Forbidden, Unauthenticated
 from .repository import GameRepository
 
 TOKEN_BYTES: Final = 32
-
-
-class Unauthenticated(Exception):
-    """No seat token where one is required."""
-
-
-class Forbidden(Exception):
-    """A seat token that opens no seat of this game (unknown, or another game's)."""
 
 
 def hash_token(token: str) -> str:

@@ -18,7 +18,7 @@ import fakeredis
 import pytest
 import redis
 
-# ``tests.support`` must import the same way under ``pytest`` as under ``python -m pytest``.
+# ``tests.testredis`` must import the same way under ``pytest`` as under ``python -m pytest``.
 ROOT = str(Path(__file__).resolve().parents[1])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)

@@ -3,7 +3,9 @@
 The import graph of ``service``, ``workers`` and ``schemas`` has no circles;
 the engines import nothing of the project outside ``service.engines`` and
 no I/O, framework or randomness library; the event store depends on nothing
-above it; the schemas import no API, web pages or workers.
+above it; the schemas import no API, web pages or workers; nothing of the
+service imports ``service.devstack`` (the local processes of the tests and
+the benchmarks), which imports the test extras only inside its functions.
 
 Every import counts: at module level, inside functions and under
 ``TYPE_CHECKING``. ``from package import name`` depends on the submodule
@@ -26,6 +28,9 @@ SCHEMAS_MAY_NOT_IMPORT = ("service.api", "service.web", "workers")
 IMPURE = {"redis", "rq", "flask", "pydantic", "fakeredis", "random", "socket", "requests", "os"}
 """What the engines may not import: they are pure folds, and all chance comes
 from the fair shuffle."""
+DEVSTACK = "service.devstack"
+TEST_EXTRAS = {"pytest", "hypothesis", "schemathesis", "playwright", "httpx", "yaml"}
+"""What ``pip install .[test]`` adds (``pyproject.toml``), by import name."""
 
 
 def modules() -> dict[str, Path]:
@@ -196,3 +201,47 @@ def test_the_helpers_beside_the_service_import_no_api_or_workers() -> None:
         if within(name, *helpers):
             bad = sorted(t for t in targets if within(t, "service.api", "service.web", "workers"))
             assert bad == [], f"{name} imports {bad}"
+
+
+def test_nothing_of_the_service_imports_the_devstack() -> None:
+    for name, targets in graph().items():
+        if not within(name, DEVSTACK):
+            bad = sorted(t for t in targets if within(t, DEVSTACK))
+            assert bad == [], f"{name} imports {bad}"
+
+
+def module_level_libraries(path: Path) -> set[str]:
+    """The top-level names of the absolute imports that run when ``path`` is
+    imported: outside functions and ``if TYPE_CHECKING:``."""
+    names: set[str] = set()
+    pending: list[ast.stmt] = list(ast.parse(path.read_text(encoding="utf-8")).body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.If):
+            if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                pending.extend(node.body)
+            pending.extend(node.orelse)
+        elif isinstance(node, ast.Try | ast.With | ast.ClassDef):
+            pending.extend(node.body)
+    return names
+
+
+def test_the_devstack_imports_no_test_extra_when_imported() -> None:
+    found = [name for name in modules() if within(name, DEVSTACK)]
+    assert len(found) >= 5
+    for name in found:
+        bad = sorted(module_level_libraries(modules()[name]) & TEST_EXTRAS)
+        assert bad == [], f"{name} imports {bad} at module level"
+
+
+def test_a_module_level_test_extra_would_be_found(tmp_path: Path) -> None:
+    sample = tmp_path / "x.py"
+    sample.write_text(
+        "from typing import TYPE_CHECKING\nimport httpx\nif TYPE_CHECKING:\n    import pytest\n"
+        "def f() -> None:\n    import yaml\n"
+    )
+    assert module_level_libraries(sample) & TEST_EXTRAS == {"httpx"}

@@ -21,12 +21,12 @@ from typing import Any, Final
 
 DEFAULT: Final = "redis://127.0.0.1:6379"
 _own: list[Any] = []
-"""This worker's own server (a ``tests.stack.LocalCluster``), when it started one."""
+"""This worker's own server (a ``service.devstack.LocalCluster``), when it started one."""
 
 
 def _test_redis() -> str:
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        from tests.stack import start_standalone, tools_missing  # only a worker starts one
+        from service.devstack import start_standalone, tools_missing  # only a worker starts one
 
         if tools_missing():  # no redis-server here: the real-Redis tests say so and skip
             return os.environ.get("CARDROOM_TEST_REDIS", DEFAULT).rstrip("/")

@@ -3,15 +3,18 @@
 Engines, the store and the service raise narrow errors that say what went
 wrong; this module alone decides their HTTP status and writes the problem
 document (RFC 9457: ``type``, ``title``, ``status``, ``detail`` plus an
-extension naming the ``rule``, ``option`` or ``field`` at fault). Anything
-it does not recognise is a bug: it is logged with its traceback and the
-client gets a generic 500 that reveals nothing of the internals.
+extension naming the ``rule``, ``option`` or ``field`` at fault). One
+table, :data:`PROBLEMS`, maps each error type to its problem; an error
+takes the problem of its nearest mapped base. Anything it does not
+recognise is a bug: it is logged with its traceback and the client gets a
+generic 500 that reveals nothing of the internals.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import redis
@@ -20,24 +23,31 @@ from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from schemas.moves import BodyError, body_error
-from service.budgets import RateLimited
 from service.engines.base import OptionError, RuleError
 from service.engines.cards import CardError
 from service.engines.game import TableError
 from service.engines.shuffle import SeedError
-from service.games import Forbidden, Unauthenticated
-from service.idempotency import (
-    CLIENT_SECRET,
+from service.errors import (
     BadClientSecret,
+    Forbidden,
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
+    RateLimited,
+    Unauthenticated,
 )
+from service.idempotency import CLIENT_SECRET
 from service.store import keys
-from service.store.errors import BadGameId, GameNotFound, NotReplicated, VersionConflict
-from service.store.index import BadCursor
+from service.store.errors import (
+    BadCursor,
+    BadGameId,
+    GameNotFound,
+    NotReplicated,
+    VersionConflict,
+)
 from service.store.refusals import RETRY_AFTER_S, Reason, refusal_reason
 from service.writestate import accepted, current, refused
 
+from .apierror import ApiLayerError
 from .streamcaps import TooManyStreams
 
 log = logging.getLogger("cardroom.api")
@@ -48,7 +58,7 @@ TABLE_CONFLICTS: Final = frozenset({"table_full", "game_over"})
 """Table refusals that are about the table's state (409), not the request (422)."""
 
 
-class ApiError(Exception):
+class ApiError(ApiLayerError):
     """An error the HTTP layer itself raises (bad JSON, wrong media type…)."""
 
     def __init__(self, status: int, slug: str, title: str, detail: str, **extra: Any) -> None:
@@ -73,127 +83,177 @@ def problem(
     return Response(json.dumps(body), status=status, mimetype=PROBLEM, headers=headers)
 
 
+Render = Callable[[Any], Response]
+"""Writes the problem of one error, an instance of the type it is mapped to."""
+
+
 def handle(exc: Exception) -> Response:
     """Turn ``exc`` into its problem response (registered for every exception)."""
-    if isinstance(exc, ApiError):
-        return problem(exc.status, exc.slug, exc.title, exc.detail, **exc.extra)
-    if isinstance(exc, RateLimited):
-        return problem(
-            429,
-            "rate-limited",
-            "Too many requests",
-            str(exc),
-            headers={"Retry-After": str(exc.retry_after_s)},
-            budget=exc.budget,
-        )
-    if isinstance(exc, TooManyStreams):
-        return problem(
-            429,
-            "too-many-streams",
-            "Too many live streams",
-            str(exc),
-            headers={"Retry-After": str(exc.retry_after_s)},
-            limit=exc.limit,
-            scope=exc.scope,
-            fallback="poll",
-            poll_after_s=exc.poll_after_s,
-            retry_after_s=exc.retry_after_s,
-        )
-    if isinstance(exc, HTTPException):
-        return _http(exc)
     if isinstance(exc, ValidationError):
         exc = body_error(exc)
-    if isinstance(exc, BodyError):
-        return problem(422, "invalid-body", "Invalid request", str(exc), field=exc.field)
-    if isinstance(exc, Unauthenticated):
-        return problem(
-            401,
-            "unauthenticated",
-            "Seat token required",
-            "send the seat token you got when taking the seat as 'Authorization: Bearer <token>'",
-            headers={"WWW-Authenticate": 'Bearer realm="cardroom"'},
-        )
-    if isinstance(exc, Forbidden):
-        return problem(
-            403, "forbidden", "Token not accepted", "this token opens no seat of this game"
-        )
-    if isinstance(exc, GameNotFound) and _expired(exc.game_id):
-        return problem(
-            410,
-            "table-expired",
-            "Table expired",
-            f"the table {exc.game_id!r} expired before every seat was taken; open a new one",
-        )
-    if isinstance(exc, GameNotFound | BadGameId):
-        return problem(404, "game-not-found", "No such game", f"no game {exc.game_id!r}")
-    if isinstance(exc, VersionConflict):
-        return problem(
-            409,
-            "stale-version",
-            "The game moved on",
-            f"expected version {exc.expected} but the game is at version {exc.actual}; "
-            "reload the game and decide again",
-            current_version=exc.actual,
-        )
-    if isinstance(exc, TableError) and exc.rule in TABLE_CONFLICTS:
-        return problem(
-            409, exc.rule.replace("_", "-"), "Refused by the table", str(exc), rule=exc.rule
-        )
-    if isinstance(exc, RuleError):
-        return problem(422, "illegal-move", "Illegal move", str(exc), rule=exc.rule)
-    if isinstance(exc, OptionError):
-        return problem(422, "bad-option", "Bad table option", str(exc), option=exc.option)
-    if isinstance(exc, SeedError):
-        return problem(422, "bad-client-seed", "Bad client seed", str(exc), field="client_seed")
-    if isinstance(exc, CardError):
-        return problem(422, "illegal-move", "Illegal move", str(exc), rule="bad_card")
-    if isinstance(exc, IdempotencyKeyReused):
-        return problem(
-            422,
-            "idempotency-key-reused",
-            "Idempotency key reused",
-            str(exc),
-            field="idempotency_key",
-        )
-    if isinstance(exc, IdempotencyKeyInUse):
-        return problem(
-            409,
-            "idempotency-key-in-use",
-            "Idempotency key in use",
-            str(exc),
-            headers={"Retry-After": str(exc.retry_after_s)},
-            field="idempotency_key",
-        )
-    if isinstance(exc, BadClientSecret):
-        return problem(422, "bad-client-secret", "Bad client secret", str(exc), field=CLIENT_SECRET)
-    if isinstance(exc, BadCursor):
-        return problem(422, "invalid-body", "Invalid request", str(exc), field="cursor")
-    if isinstance(
-        exc,
-        NotReplicated
-        | redis.exceptions.ConnectionError
-        | redis.exceptions.TimeoutError
-        | redis.exceptions.ClusterError,
-    ):
-        # The store is unreachable or failing over: nothing was acknowledged; try again.
-        log.warning("store unavailable: %s", type(exc).__name__)
-        return problem(
-            503,
-            "store-unavailable",
-            "Store unavailable",
-            "the event store is unavailable for a moment; retry the request "
-            "(with the same idempotency_key) after the Retry-After seconds",
-            headers={"Retry-After": "1"},
-        )
+    render = render_for(type(exc))
+    if render is not None:
+        return render(exc)
     reason = refusal_reason(exc)
-    if reason is not None:
-        return writes_refused(reason)
+    return writes_refused(reason) if reason is not None else _internal(exc)
+
+
+def render_for(kind: type[BaseException]) -> Render | None:
+    """How :data:`PROBLEMS` writes ``kind``: by its nearest mapped base along its
+    MRO (itself first); ``None`` when nothing there is mapped."""
+    return next((PROBLEMS[base] for base in kind.__mro__ if base in PROBLEMS), None)
+
+
+def _internal(exc: BaseException) -> Response:
+    """A bug: logged with its traceback; the client learns nothing of the internals."""
     log.error("unhandled %s", type(exc).__name__, exc_info=exc)
     return problem(
         500,
         "internal",
         "Internal error",
         "the server failed to handle this request; it has been logged",
+    )
+
+
+def _api_error(exc: ApiError) -> Response:
+    return problem(exc.status, exc.slug, exc.title, exc.detail, **exc.extra)
+
+
+def _rate_limited(exc: RateLimited) -> Response:
+    return problem(
+        429,
+        "rate-limited",
+        "Too many requests",
+        str(exc),
+        headers={"Retry-After": str(exc.retry_after_s)},
+        budget=exc.budget,
+    )
+
+
+def _too_many_streams(exc: TooManyStreams) -> Response:
+    return problem(
+        429,
+        "too-many-streams",
+        "Too many live streams",
+        str(exc),
+        headers={"Retry-After": str(exc.retry_after_s)},
+        limit=exc.limit,
+        scope=exc.scope,
+        fallback="poll",
+        poll_after_s=exc.poll_after_s,
+        retry_after_s=exc.retry_after_s,
+    )
+
+
+def _invalid_body(exc: BodyError) -> Response:
+    return problem(422, "invalid-body", "Invalid request", str(exc), field=exc.field)
+
+
+def _unauthenticated(exc: Unauthenticated) -> Response:
+    return problem(
+        401,
+        "unauthenticated",
+        "Seat token required",
+        "send the seat token you got when taking the seat as 'Authorization: Bearer <token>'",
+        headers={"WWW-Authenticate": 'Bearer realm="cardroom"'},
+    )
+
+
+def _forbidden(exc: Forbidden) -> Response:
+    return problem(403, "forbidden", "Token not accepted", "this token opens no seat of this game")
+
+
+def _game_not_found(exc: GameNotFound) -> Response:
+    """410 for a table the retention pass expired (recently), else 404."""
+    if _expired(exc.game_id):
+        return problem(
+            410,
+            "table-expired",
+            "Table expired",
+            f"the table {exc.game_id!r} expired before every seat was taken; open a new one",
+        )
+    return _no_such_game(exc)
+
+
+def _no_such_game(exc: GameNotFound | BadGameId) -> Response:
+    return problem(404, "game-not-found", "No such game", f"no game {exc.game_id!r}")
+
+
+def _stale_version(exc: VersionConflict) -> Response:
+    return problem(
+        409,
+        "stale-version",
+        "The game moved on",
+        f"expected version {exc.expected} but the game is at version {exc.actual}; "
+        "reload the game and decide again",
+        current_version=exc.actual,
+    )
+
+
+def _table_refused(exc: TableError) -> Response:
+    """409 when the table's state refuses (:data:`TABLE_CONFLICTS`), else an illegal move."""
+    if exc.rule in TABLE_CONFLICTS:
+        return problem(
+            409, exc.rule.replace("_", "-"), "Refused by the table", str(exc), rule=exc.rule
+        )
+    return _illegal_move(exc)
+
+
+def _illegal_move(exc: RuleError) -> Response:
+    return problem(422, "illegal-move", "Illegal move", str(exc), rule=exc.rule)
+
+
+def _bad_option(exc: OptionError) -> Response:
+    return problem(422, "bad-option", "Bad table option", str(exc), option=exc.option)
+
+
+def _bad_client_seed(exc: SeedError) -> Response:
+    return problem(422, "bad-client-seed", "Bad client seed", str(exc), field="client_seed")
+
+
+def _bad_card(exc: CardError) -> Response:
+    return problem(422, "illegal-move", "Illegal move", str(exc), rule="bad_card")
+
+
+def _key_reused(exc: IdempotencyKeyReused) -> Response:
+    return problem(
+        422,
+        "idempotency-key-reused",
+        "Idempotency key reused",
+        str(exc),
+        field="idempotency_key",
+    )
+
+
+def _key_in_use(exc: IdempotencyKeyInUse) -> Response:
+    return problem(
+        409,
+        "idempotency-key-in-use",
+        "Idempotency key in use",
+        str(exc),
+        headers={"Retry-After": str(exc.retry_after_s)},
+        field="idempotency_key",
+    )
+
+
+def _bad_client_secret(exc: BadClientSecret) -> Response:
+    return problem(422, "bad-client-secret", "Bad client secret", str(exc), field=CLIENT_SECRET)
+
+
+def _bad_cursor(exc: BadCursor) -> Response:
+    return problem(422, "invalid-body", "Invalid request", str(exc), field="cursor")
+
+
+def _store_unavailable(exc: Exception) -> Response:
+    """The store is unreachable or failing over: nothing was acknowledged; try again."""
+    log.warning("store unavailable: %s", type(exc).__name__)
+    return problem(
+        503,
+        "store-unavailable",
+        "Store unavailable",
+        "the event store is unavailable for a moment; retry the request "
+        "(with the same idempotency_key) after the Retry-After seconds",
+        headers={"Retry-After": "1"},
     )
 
 
@@ -238,6 +298,42 @@ def _expired(game_id: str) -> bool:
         return bool(current_app.extensions["cardroom"].store.redis.exists(keys.expired(game_id)))
     except Exception:  # a bad id, or Redis gone: then it is simply not found
         return False
+
+
+PROBLEMS: Final[Mapping[type[BaseException], Render]] = {
+    # the API layer's own
+    ApiError: _api_error,
+    TooManyStreams: _too_many_streams,
+    HTTPException: _http,
+    # the request guards and the application service
+    RateLimited: _rate_limited,
+    Unauthenticated: _unauthenticated,
+    Forbidden: _forbidden,
+    IdempotencyKeyReused: _key_reused,
+    IdempotencyKeyInUse: _key_in_use,
+    BadClientSecret: _bad_client_secret,
+    # the schemas (a pydantic ValidationError becomes a BodyError first)
+    BodyError: _invalid_body,
+    # the engines
+    TableError: _table_refused,
+    RuleError: _illegal_move,
+    OptionError: _bad_option,
+    SeedError: _bad_client_seed,
+    CardError: _bad_card,
+    # the event store, and Redis itself
+    GameNotFound: _game_not_found,
+    BadGameId: _no_such_game,
+    VersionConflict: _stale_version,
+    BadCursor: _bad_cursor,
+    NotReplicated: _store_unavailable,
+    redis.exceptions.ConnectionError: _store_unavailable,
+    redis.exceptions.TimeoutError: _store_unavailable,
+    redis.exceptions.ClusterError: _store_unavailable,
+}
+"""Every error the API answers with its own problem, by type. An error is
+written by its nearest base here (:func:`render_for`); Redis refusing writes
+(:func:`~service.store.refusals.refusal_reason`) is a 503 ``store-read-only``;
+anything else is a bug, the logged generic 500."""
 
 
 def register(app: Flask) -> None:

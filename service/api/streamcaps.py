@@ -32,6 +32,8 @@ from typing import TypeVar
 
 from service.config import Settings
 
+from .apierror import ApiLayerError
+
 K = TypeVar("K")
 
 SCOPES = {
@@ -43,7 +45,7 @@ SCOPES = {
 }
 
 
-class TooManyStreams(Exception):
+class TooManyStreams(ApiLayerError):
     """A new live stream beyond one of the caps; the client should poll meanwhile."""
 
     def __init__(self, scope: str, limit: int, poll_after_s: int, retry_after_s: int) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar, Generic, TypeVar
 
+from .errors import EngineError
 from .shuffle import Shuffler
 
 HIDDEN = "??"
@@ -25,7 +26,7 @@ JSON = dict[str, Any]
 Move = Mapping[str, Any]
 
 
-class RuleError(ValueError):
+class RuleError(EngineError):
     """A move that breaks a rule.
 
     ``rule`` is a short stable code (``not_your_turn``, ``must_follow_suit``);
@@ -37,7 +38,7 @@ class RuleError(ValueError):
         super().__init__(message)
 
 
-class OptionError(ValueError):
+class OptionError(EngineError):
     """A table option that is unknown or out of range; ``option`` names it."""
 
     def __init__(self, option: str, message: str) -> None:

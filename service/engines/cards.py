@@ -11,13 +11,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from .errors import EngineError
+
 RANKS: Final = "23456789TJQKA"
 SUITS: Final = "CDHS"
 JOKERS: Final = ("BJ", "RJ")
 SUIT_SYMBOLS: Final = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 
 
-class CardError(ValueError):
+class CardError(EngineError):
     """A card token that is not in the notation of ``rules/cards.md``."""
 
     def __init__(self, token: object, reason: str = "not a card") -> None:

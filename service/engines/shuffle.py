@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from .cards import Card, canonical_deck
+from .errors import EngineError
 
 ALGORITHM: Final = "cardroom-shuffle-v1"
 SEED_BYTES: Final = 32
 CLIENT_SEED_RE: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
-class SeedError(ValueError):
+class SeedError(EngineError):
     """A server or client seed that does not follow ``rules/cards.md``."""
 
 
@@ -145,7 +146,7 @@ def deck_digest(deck: Sequence[Card]) -> str:
     return hashlib.sha256(" ".join(str(c) for c in deck).encode()).hexdigest()
 
 
-class VerificationError(ValueError):
+class VerificationError(EngineError):
     """A revealed seed that does not match its commitment."""
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .archive import export_jsonl, import_jsonl
 from .errors import (
+    BadCursor,
     BadGameId,
     CorruptExport,
     GameExists,
@@ -38,7 +39,7 @@ from .eventstore import (
     RawEvent,
     StoredEvent,
 )
-from .index import BadCursor, GameSummary
+from .index import GameSummary
 from .load import DEFAULT_CACHE, StateCache, load_game, load_game_and_tokens
 
 __all__ = [

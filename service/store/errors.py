@@ -81,3 +81,7 @@ class CorruptExport(StoreError, ValueError):
         self.line = line
         self.reason = reason
         super().__init__(f"export line {line}: {reason}" if line else f"export: {reason}")
+
+
+class BadCursor(StoreError, ValueError):
+    """A paging cursor that :meth:`~service.store.index.GamesIndex.list_games` did not hand out."""

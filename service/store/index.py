@@ -16,7 +16,7 @@ from typing import Any, Final, cast
 
 from . import keys, lua
 from .clients import Client, Pipe, run_script
-from .errors import GameNotFound
+from .errors import BadCursor, GameNotFound
 
 MAX_PAGE: Final = 500
 
@@ -28,10 +28,6 @@ class GameSummary:
     status: str
     created_at: int
     """Milliseconds since the epoch."""
-
-
-class BadCursor(ValueError):
-    """A paging cursor that :meth:`GamesIndex.list_games` did not hand out."""
 
 
 class GamesIndex:

@@ -31,6 +31,8 @@ from typing import Final
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from .errors import StoreError
+
 log = logging.getLogger("cardroom.seeds")
 
 PREFIX: Final = b"cr-seed1:"
@@ -40,7 +42,7 @@ KEY_ID_RE: Final = re.compile(r"[A-Za-z0-9_.-]{1,32}")
 PROCESS_KEY_ID: Final = "process"
 
 
-class SeedKeyError(ValueError):
+class SeedKeyError(StoreError, ValueError):
     """A malformed key list, or a sealed seed no configured key opens."""
 
 

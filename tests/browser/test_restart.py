@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.stack import Serve, tools_missing
+from service.devstack import Serve, tools_missing
 
 from .conftest import SCREENSHOTS
 from .helpers import Site, create_from_lobby, seat_of, wait_for

@@ -27,10 +27,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.devstack import PlayedGame, new_game, push, run_system_steps
 from service.engines import game as table
 from service.engines.base import HIDDEN, Engine, Event, RuleError
 from service.engines.registry import GAMES, engine_for
-from tests.support import PlayedGame, new_game, push, run_system_steps
 
 STEPS = 150
 """Moves per game: enough to cross several deals, short enough to run fast."""

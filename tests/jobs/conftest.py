@@ -1,7 +1,7 @@
 """Workers as they run in production: separate ``cardroom worker`` processes.
 
 They run on the real Redis (a database of their own, flushed before and
-after each test), started and stopped by :mod:`tests.stack`.
+after each test), started and stopped by :mod:`service.devstack`.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import pytest
 import redis
 
 from service.config import load_settings
+from service.devstack import Stack
 from service.engines import game as table
 from service.games import GameService
 from service.runtime import Runtime
 from service.store import EventStore
-from tests.stack import Stack
 from tests.testredis import TEST_REDIS
 from workers.context import install
 

@@ -27,11 +27,11 @@ from pathlib import Path
 
 import pytest
 
+from service.devstack import wait_for
 from service.engines import game as table
 from service.store import StoredEvent
 from tests.jobs.conftest import Cluster
 from tests.reliability.faults import figures
-from tests.stack import wait_for
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

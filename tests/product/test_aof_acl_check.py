@@ -16,9 +16,9 @@ import pytest
 from service import aofcheck
 from service.api import create_app
 from service.config import load_settings
+from service.devstack import CARDROOM, USERS_ACL, RedisServer, shared_cluster, tools_missing
 from service.runtime import Runtime
 from service.streams import create_app as create_streams_app
-from tests.stack import CARDROOM, USERS_ACL, RedisServer, shared_cluster, tools_missing
 
 pytestmark = [
     pytest.mark.redis,

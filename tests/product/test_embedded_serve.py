@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
+from service.devstack import CARDROOM, Serve, process_gone, tools_missing, wait_for
 from service.store import keys
-from tests.stack import CARDROOM, Serve, process_gone, tools_missing, wait_for
 
 pytestmark = pytest.mark.slow
 

@@ -33,8 +33,7 @@ import httpx
 import pytest
 import yaml
 
-from service.store import keys
-from tests.stack import (
+from service.devstack import (
     DEPLOY_PASSWORD,
     Proc,
     RedisServer,
@@ -42,6 +41,7 @@ from tests.stack import (
     stop_all,
     wait_for,
 )
+from service.store import keys
 
 pytestmark = pytest.mark.slow
 

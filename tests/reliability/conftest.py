@@ -3,7 +3,7 @@
 The bad-input and security tests drive the app in this process on fakeredis
 (no network, nothing shared), so that every key the service keeps can be
 dumped before and after a request: a rejected request must change none. The
-fault tests start a whole stack of their own processes (``tests.stack``)
+fault tests start a whole stack of their own processes (``service.devstack``)
 on a private Redis with the deploy's AOF settings.
 """
 

@@ -22,9 +22,9 @@ import pytest
 
 from bench.integrity import GameCheck, check_game, secrets_in_logs
 from bench.players import Behaviour, Client, Stats, Table, TableSpec, play_table
+from service.devstack import REDIS_SERVER, Stack
 from service.engines import game as table
 from service.store import EventStore
-from tests.stack import REDIS_SERVER, Stack
 
 needs_redis_server = pytest.mark.skipif(
     not os.access(REDIS_SERVER, os.X_OK), reason=f"{REDIS_SERVER} is not installed"

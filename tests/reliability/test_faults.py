@@ -1,4 +1,4 @@
-"""Faults in the middle of play, on a stack of real processes (``tests.stack``).
+"""Faults in the middle of play, on a stack of real processes (``service.devstack``).
 
 Each test starts its own Redis (the deploy's AOF config, ``appendfsync
 always``) on a free port and private directory, its own API under gunicorn
@@ -27,9 +27,9 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 from bench.players import TableSpec
+from service.devstack import Proc, Stack, running_stack
 from service.engines import game as table
 from service.store import EventStore, keys
-from tests.stack import Proc, Stack, running_stack
 
 from .faults import (
     Players,

@@ -1,7 +1,7 @@
 """Follow-ups and timers survive any single fault, on a stack of real processes.
 
 Each test starts its own redis-server on a free loopback port, gunicorn,
-workers and the scheduler (``tests.stack``); bots think for 0.3 s, so their
+workers and the scheduler (``service.devstack``); bots think for 0.3 s, so their
 moves go through the timers index. "Moves again" is measured from the fault
 to the first new event of every game, polled with a deadline.
 """
@@ -17,8 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from service.devstack import Stack, acl_with_admin, create_bot_game, running_stack
 from service.store import EventStore
-from tests.stack import Stack, acl_with_admin, create_bot_game, running_stack
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -3,7 +3,7 @@
 counts and one log line per change says why; once Redis takes writes again,
 everything is back.
 
-Two real ``redis-server``s of their own (tests/stack.py):
+Two real ``redis-server``s of their own (service/devstack/):
 
 - the deploy's ``redis.conf`` and ``users.acl`` as they are (``noeviction``,
   the service's user) with only ``maxmemory`` made tiny on the command line,
@@ -30,9 +30,9 @@ from flask.testing import FlaskClient
 
 from service.api import create_app
 from service.config import load_settings
+from service.devstack import RedisServer, private_directory, wait_for
 from service.games import GameService
 from service.runtime import Runtime
-from tests.stack import RedisServer, private_directory, wait_for
 
 pytestmark = [pytest.mark.redis]
 

@@ -14,8 +14,8 @@ import asyncio
 from bench.integrity import secrets_in_logs
 from bench.load import HAZARI, azi, check_all, figures, play_all
 from bench.players import Behaviour
+from service.devstack import running_stack
 from service.store import EventStore
-from tests.stack import running_stack
 
 from .faults import needs_redis_server
 

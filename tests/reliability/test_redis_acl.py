@@ -8,7 +8,7 @@ the API under gunicorn, two workers, the scheduler) plays every game to its
 end over HTTP, with live streams, replays and verification, and every
 ``cardroom`` command that talks to Redis runs once. Redis's ACL is the shipped
 ``users.acl`` byte for byte with an ``admin`` line appended
-(:func:`tests.stack.acl_with_admin`), so that the test can read ``INFO
+(:func:`service.devstack.acl_with_admin`), so that the test can read ``INFO
 commandstats`` and ``ACL LOG`` and ask ``ACL DRYRUN cardroom …`` afterwards.
 """
 
@@ -25,8 +25,7 @@ import pytest
 import redis
 
 from bench.players import TableSpec
-from tests.reliability.faults import Players, check_all, figures, needs_redis_server
-from tests.stack import (
+from service.devstack import (
     ADMIN_PASSWORD,
     ADMIN_USER,
     CARDROOM,
@@ -41,6 +40,7 @@ from tests.stack import (
     stack_env,
     wait_for,
 )
+from tests.reliability.faults import Players, check_all, figures, needs_redis_server
 
 pytestmark = [needs_redis_server, pytest.mark.redis]
 

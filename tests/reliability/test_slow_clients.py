@@ -1,7 +1,7 @@
 """Slow clients meet the shipped nginx front, not the API.
 
 The deployment's front as shipped (``deploy/nginx.conf``, only its upstreams,
-port and paths made local: :func:`tests.front.local_nginx_conf`) in front of
+port and paths made local: :func:`service.devstack.local_nginx_conf`) in front of
 the API under gunicorn with ``deploy/gunicorn.conf.py`` (2 processes of 16
 threads, as deployed) on a Redis with the deploy's config. Sixty connections
 send half a request header and stall — more than the API has threads, which
@@ -22,16 +22,18 @@ import time
 import httpx
 import pytest
 
-from tests.front import (
+from service.devstack import (
     closed_within,
+    free_port,
     half_bodies,
     half_headers,
     nginx_missing,
     p99,
+    running_stack,
     start_front,
     timed_views,
+    wait_for,
 )
-from tests.stack import free_port, running_stack, wait_for
 
 from .faults import needs_redis_server
 

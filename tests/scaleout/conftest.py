@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from tests.stack import LocalCluster, shared_cluster, tools_missing
+from service.devstack import LocalCluster, shared_cluster, tools_missing
 from tests.testredis import TEST_REDIS
 
 QUEUE_URL = os.environ.get("CARDROOM_TEST_QUEUE_REDIS_URL", f"{TEST_REDIS}/11")

@@ -21,10 +21,10 @@ import pytest
 import redis
 from rq import Queue, Worker
 
+from service.devstack import LocalCluster, Stack, create_bot_game, stack_env
 from service.replay import audit_replay
 from service.store import EventStore, keys
 from tests.scaleout.conftest import QUEUE_URL
-from tests.stack import LocalCluster, Stack, create_bot_game, stack_env
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 

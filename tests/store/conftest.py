@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from service.devstack import LocalCluster, shared_cluster, tools_missing
 from service.store import EventStore
-from tests.stack import LocalCluster, shared_cluster, tools_missing
 
 
 @pytest.fixture(scope="session")

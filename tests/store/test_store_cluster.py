@@ -19,12 +19,12 @@ import redis
 from redis.crc import key_slot
 
 from service.config import load_settings
+from service.devstack import LocalCluster, free_port, start_cluster, start_standalone
 from service.engines import game as table
 from service.runtime import Runtime, connect
 from service.store import AppendResult, EventStore, keys
 from service.store.clients import require_replicas
 from service.store.errors import NotReplicated, VersionConflict
-from tests.stack import LocalCluster, free_port, start_cluster, start_standalone
 from tests.store.helpers import created, timeouts
 from tests.store.test_store_race import run_threads
 

@@ -10,12 +10,12 @@ import random
 
 import pytest
 
+from service.devstack import PlayedGame
 from service.engines import game as table
 from service.engines.registry import GAMES
 from service.store import EventStore
 from service.store.load import load_game
 from tests.store.helpers import random_game
-from tests.support import PlayedGame
 
 SEEDS = {"hazari": 3, "azi": 4, "murlan": 1}
 

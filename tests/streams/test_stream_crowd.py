@@ -22,7 +22,7 @@ import httpx
 import pytest
 import redis
 
-from tests.stack import GUNICORN, Proc, Stack, free_port, stack_env, wait_for
+from service.devstack import GUNICORN, Proc, Stack, free_port, stack_env, wait_for
 from tests.testredis import TEST_REDIS
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(300)]

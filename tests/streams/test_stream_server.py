@@ -23,7 +23,7 @@ import httpx
 import pytest
 import redis
 
-from tests.stack import GUNICORN, Stack, free_port, stack_env, wait_for
+from service.devstack import GUNICORN, Stack, free_port, stack_env, wait_for
 from tests.testredis import TEST_REDIS
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(600)]

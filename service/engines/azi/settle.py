@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..errors import EngineError
 
-class SettlementError(ValueError):
+
+class SettlementError(EngineError):
     """Inputs that do not describe a pot (negative chips, no such winner…)."""
 
 

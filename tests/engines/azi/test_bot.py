@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from service.devstack import new_game, play
 from service.engines import game as table
 from service.engines.azi import ENGINE
 from service.engines.azi.bot import strength
@@ -13,7 +14,6 @@ from service.engines.azi.state import AziState
 from tests.engines.azi.support import assert_listed, deal, new_table
 from tests.engines.azi.test_random import random_move
 from tests.engines.azi.test_rules import plain_hand
-from tests.support import new_game, play
 
 
 def bot_policy(

@@ -19,6 +19,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.devstack import PlayedGame, new_game, push, run_system_steps
 from service.engines import game as table
 from service.engines.azi import ENGINE
 from service.engines.azi.cards import deck
@@ -28,7 +29,6 @@ from service.engines.azi.state import AziState
 from service.engines.base import HIDDEN, Event, RuleError
 from service.engines.shuffle import Shuffler
 from tests.engines.azi.support import assert_listed, check
-from tests.support import PlayedGame, new_game, push, run_system_steps
 
 MATCHES = 1000
 
@@ -55,7 +55,7 @@ def random_move(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, An
 
 
 def drive(played: PlayedGame, rng: random.Random, leave_rate: float) -> None:
-    """Play to the end through the table wrapper, like ``tests.support.play``,
+    """Play to the end through the table wrapper, like ``service.devstack.play``,
     but letting any seated player leave at any time."""
     for _ in range(100_000):
         run_system_steps(played)

@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from service.devstack import PlayedGame, new_game, play, push, run_system_steps
 from service.engines import game as table
 from service.engines.base import Event
 from service.engines.hazari import ENGINE
@@ -20,7 +21,6 @@ from service.engines.hazari.engine import parse_arrangement
 from service.engines.hazari.events import Arranged, DealScored, Dealt, MatchEnded, RoundPlayed
 from service.engines.hazari.state import HazariState
 from service.engines.shuffle import Shuffler, commitment
-from tests.support import PlayedGame, new_game, play, push, run_system_steps
 
 Chooser = Callable[[HazariState, int, random.Random], dict[str, Any]]
 

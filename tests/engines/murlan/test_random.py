@@ -13,6 +13,7 @@ import random
 from collections import Counter
 from typing import Any
 
+from service.devstack import new_game, play
 from service.engines import game as table
 from service.engines.base import HIDDEN
 from service.engines.murlan import ENGINE
@@ -28,7 +29,6 @@ from service.engines.murlan.playout import play_out
 from service.engines.murlan.state import PLAYING, MurlanState
 from service.engines.shuffle import Shuffler
 from tests.engines.murlan.support import random_match
-from tests.support import new_game, play
 
 MATCHES = int(os.environ.get("MURLAN_MATCHES", "100"))
 PLAYOUT_MATCHES = 600

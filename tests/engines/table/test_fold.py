@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.devstack import new_game, play
 from service.engines import game as table
 from service.engines.base import Event
-from tests.support import new_game, play
 
 
 def played_events(game: str, seed: int) -> list[Event]:

@@ -1,4 +1,7 @@
-"""Drivers shared by the tests: play whole games through the pure engines."""
+"""Whole games played through the pure engines, in memory: :func:`new_game`
+opens a table and fills its seats, :func:`play` plays it to the end with a
+policy per seat (:func:`random_legal` by default), checking every move.
+Shared by the tests and the benchmarks."""
 
 from __future__ import annotations
 

@@ -5,13 +5,17 @@ deployment knows: the upstreams' addresses (compose's ``api:8000`` and
 ``streams:8001`` become local ports), the port it listens on, and where its
 log and temporary files go (a private directory). Each of those lines must be
 found exactly once, so a changed file fails here rather than being tested
-half-way. :func:`start_front` runs it as a process of a :class:`~tests.stack.Stack`.
+half-way. :func:`start_front` runs it as a process of a
+:class:`~service.devstack.stack.Stack`.
 
 The slow clients are plain sockets: :func:`half_headers` sends half a request
 header and stalls, :func:`half_bodies` sends whole headers and half a body;
 :func:`closed_within` waits for the server to drop them. :func:`timed_views`
 times ordinary requests meanwhile, each on a new connection, as another
 client's would be.
+
+The shipped config is read from the source checkout; HTTP goes through
+``httpx`` (a test extra), imported where it is used.
 """
 
 from __future__ import annotations
@@ -27,9 +31,8 @@ from functools import partial
 from pathlib import Path
 from typing import Final
 
-import httpx
-
-from tests.stack import ROOT, Stack, free_port, wait_for
+from service.devstack.procs import ROOT, free_port, wait_for
+from service.devstack.stack import Stack
 
 NGINX: Final = shutil.which("nginx") or "/usr/sbin/nginx"
 NGINX_CONF: Final = ROOT / "deploy" / "nginx.conf"
@@ -101,6 +104,8 @@ def start_front(stack: Stack, api_url: str, streams: str, timeout_s: float = 30)
 
 
 def _answers(url: str) -> bool:
+    import httpx  # a test extra: only the tests and the benchmarks get here
+
     with contextlib.suppress(httpx.HTTPError):
         return httpx.get(f"{url}/healthz", timeout=2).status_code == 200
     return False
@@ -163,6 +168,8 @@ def closed_within(
 def timed_views(url: str, paths: list[str], timeout_s: float) -> list[tuple[int | None, float]]:
     """``(status, seconds)`` of a GET of each path, one after the other, each on a
     new connection; ``None`` for one that failed or timed out."""
+    import httpx  # a test extra: only the tests and the benchmarks get here
+
     out: list[tuple[int | None, float]] = []
     fresh = httpx.Limits(max_keepalive_connections=0)
     with httpx.Client(base_url=url, timeout=timeout_s, limits=fresh) as http:
