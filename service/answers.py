@@ -26,8 +26,8 @@ import redis
 
 from schemas.api import EventOut
 
+from .bodies import event_json
 from .engines.game import Game, redact
-from .games import event_json
 from .replay import build_replay, verify_game
 from .store import EventStore, StoredEvent, keys
 from .store.refusals import refusal_reason

@@ -35,9 +35,10 @@ from flask import Blueprint, Response, current_app, request
 
 from schemas.api import EventsPage, EventsQuery, StreamQuery
 from service.answers import IMMUTABLE, ended_answer
+from service.bodies import event_json
 from service.engines import game as table
 from service.engines.base import JSON
-from service.games import GameService, event_json
+from service.games import GameService
 
 from .http import bearer_token, query, reply, service
 from .limits import charge_events

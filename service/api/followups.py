@@ -19,7 +19,7 @@ from typing import Any
 
 from flask import Flask, Response, g, has_request_context
 
-from service.games import Followup, StartDrain
+from service.repository import Followup, StartDrain
 from service.runtime import Runtime
 
 log = logging.getLogger("cardroom.api")

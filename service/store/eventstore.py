@@ -691,6 +691,34 @@ class EventStore:
         """Remember which seat a token belongs to, by the token's hash only."""
         (pipe or self.redis).hset(keys.tokens(game_id), token_hash, seat)
 
+    def token_hashes(self, game_id: str) -> dict[bytes, bytes]:
+        """``sha256(token) → seat`` of every seat given a token (``{}``: none, or no game)."""
+        return cast("dict[bytes, bytes]", self.redis.hgetall(keys.tokens(game_id)))
+
+    def delete_secret(self, game_id: str) -> None:
+        """Forget the game's server seed (once an event has revealed it)."""
+        self.redis.delete(keys.secret(game_id))
+
+    # -- activity ---------------------------------------------------------------
+    def note_activity(self, game_id: str, at_ms: int | None = None) -> None:
+        """Note that a person acted at the table at ``at_ms`` (Redis's time now
+        when ``None``), in the game's meta hash."""
+        if at_ms is None:
+            self.stamp(game_id, keys.ACTIVE_FIELD)
+        else:
+            self.redis.hset(keys.meta(game_id), keys.ACTIVE_FIELD, at_ms)
+
+    def last_activity(self, game_id: str) -> int | None:
+        """When anything last happened at the table (ms): the later of its last
+        event's entry and the last noted activity; ``None`` when it has no events."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hget(keys.meta(game_id), keys.ACTIVE_FIELD)
+        pipe.xrevrange(keys.events(game_id), count=1)
+        active, last = pipe.execute()
+        if not last:
+            return None
+        return max(int(active or 0), _split_id(last[0][0])[1])
+
     def seat_for_token_hash(self, game_id: str, token_hash: str) -> int | None:
         raw = _bytes(self.redis.hget(keys.tokens(game_id), token_hash))
         return None if raw is None else int(raw)

@@ -88,6 +88,8 @@ def meta(game_id: str) -> str:
 
 TURN_FIELD: Final = "turn:"
 """The prefix of the :func:`meta` fields that say when each seat's turn began."""
+ACTIVE_FIELD: Final = "active_ms"
+"""The :func:`meta` field saying when a person last acted at the table (ms)."""
 
 
 def index_shard(game_id: str, shards: int = INDEX_SHARDS) -> int:

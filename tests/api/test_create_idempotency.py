@@ -21,8 +21,13 @@ from hypothesis import strategies as st
 from werkzeug.test import TestResponse
 
 from service.config import load_settings
-from service.games import CREATION_RETRY_AFTER_S, CREATION_WAIT_S, GameService
-from service.idempotency import creation_scope, request_fingerprint
+from service.games import GameService
+from service.idempotency import (
+    CREATION_RETRY_AFTER_S,
+    CREATION_WAIT_S,
+    creation_scope,
+    request_fingerprint,
+)
 from service.retention import drop_unjoined
 from service.store import keys
 from service.store.creations import DEFAULT_PENDING_MS

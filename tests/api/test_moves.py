@@ -9,7 +9,8 @@ from flask.testing import FlaskClient
 
 from service import lag
 from service.config import Settings
-from service.games import KNOWN_TOKENS, Forbidden, GameService
+from service.games import Forbidden, GameService
+from service.seataccess import KNOWN_TOKENS
 from service.store import DEFAULT_CACHE, GameNotFound, keys
 from service.store.errors import VersionConflict
 from workers.embedded import EmbeddedWorker

@@ -120,7 +120,7 @@ def test_a_rebuild_reads_of_a_stream_what_its_whole_fold_says(
 
     stack, docs = played
     other = Stack()  # the played games' counts stay as they are
-    from service.games import ABANDONED_IDLE
+    from service.presence import ABANDONED_IDLE
 
     waiting = other.service.create_game("hazari", {}, None)
     other.service.take_seat(waiting.game_id, "ann", None)

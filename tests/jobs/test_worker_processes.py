@@ -118,7 +118,7 @@ def test_the_reconciler_heals_a_lost_enqueue(
     # Where the append itself puts the game on the drains' list, what is lost is
     # the drain job of the slot it took: the game waits on the list, the slot held.
     monkeypatch.setattr(
-        cluster.service, "start_drain", lambda slot, token: lost.append(("drain", slot))
+        cluster.service.repository, "start_drain", lambda slot, token: lost.append(("drain", slot))
     )
     game_id = bot_game(cluster, "murlan", {}, None)
     assert lost, "the follow-ups were suppressed"

@@ -29,11 +29,14 @@ def test_the_functions_on_a_moves_path_exist() -> None:
     from service.api import moves
     from service.engines import game
     from service.games import GameService
+    from service.repository import GameRepository
     from service.store import EventStore, load_game_and_tokens
 
     assert callable(moves.submit_move) and callable(load_game_and_tokens)
-    for name in ("seat_and_state", "submit_move", "_move", "_commit", "_append", "_after_append"):
+    for name in ("seat_and_state", "submit_move", "_move", "_commit"):
         assert name in DOC and hasattr(GameService, name), name
+    for name in ("save", "projection", "_hand_over"):
+        assert f"GameRepository.{name}" in DOC and hasattr(GameRepository, name), name
     for name in ("decide", "fold", "view"):
         assert f"service.engines.game.{name}" in DOC and hasattr(game, name), name
     assert "EventStore.append" in DOC and hasattr(EventStore, "append")

@@ -117,7 +117,7 @@ def test_one_sweep_reaches_a_stuck_game_behind_six_hundred_others(
     """The stuck game is the oldest: a scan of the newest few hundred never saw it."""
     stuck = bot_table(ctx)
     lose_followup(ctx, stuck)
-    monkeypatch.setattr(ctx.service, "followup", lambda game_id, version: None)
+    monkeypatch.setattr(ctx.service.repository, "followup", lambda game_id, version: None)
     monkeypatch.setattr(ctx.runtime, "append_dispatch", lambda: None)  # nor on the list
     made = [ctx.service.create_game("hazari", None, None).game_id for _ in range(600)]
     monkeypatch.undo()
