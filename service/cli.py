@@ -332,10 +332,8 @@ def _store_settings(args: argparse.Namespace) -> Settings:
 
 def _store(args: argparse.Namespace, settings: Settings | None = None) -> Any:
     from .runtime import Runtime
-    from .store import EventStore
 
-    runtime = Runtime.from_settings(settings or _store_settings(args))
-    return EventStore(runtime.redis, seeds=runtime.seed_cipher())
+    return Runtime.from_settings(settings or _store_settings(args)).store
 
 
 def _replay_from_store(args: argparse.Namespace, game_id: str) -> Any:

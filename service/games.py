@@ -40,7 +40,7 @@ from service.idempotency import (
 )
 from service.idempotency import creation_fingerprint as _creation_fingerprint
 from service.idempotency import seat_record as _kept_seat
-from service.store import AppendResult, EventStore, StoredEvent, VersionConflict
+from service.store import LRU, AppendResult, EventStore, StoredEvent, VersionConflict
 from service.store.creations import Reservation
 
 from .bodies import Creation, MoveResult, SeatGrant, move_body, seat_record
@@ -49,6 +49,8 @@ from .presence import CONFLICT_RETRIES
 from .repository import Followup, GameRepository, Respond, StartDrain, Workers, touch_quietly
 from .seataccess import SeatAccess
 
+VIEWS_KEPT: Final = 2048
+"""How many rendered views a service keeps (:attr:`GameService.views`)."""
 MAX_STEPS: Final = 64
 """System steps one :meth:`GameService.advance` call takes at most (a guard, never reached)."""
 
@@ -84,6 +86,9 @@ class GameService:
         self.repository = GameRepository(runtime, store, followup, start_drain)
         self.seats = SeatAccess(self.repository)
         self.creations = CreationKeys(store.creations)
+        self.views: LRU[tuple[str, int | None], tuple[table.Game, str]] = LRU(VIEWS_KEPT)
+        """``(game_id, seat or None) → (state, JSON)`` of views rendered lately
+        (:func:`service.api.views.view_json`)."""
 
     # -- queries -------------------------------------------------------------
     def load(self, game_id: str) -> table.Game:

@@ -20,7 +20,6 @@ from service.engines import game as table
 from service.engines.base import JSON, Event
 from service.metrics import APPEND_SECONDS
 from service.store import (
-    DEFAULT_CACHE,
     AppendResult,
     Dispatch,
     EventStore,
@@ -80,11 +79,10 @@ class GameRepository:
         store: EventStore,
         followup: Followup | None = None,
         start_drain: StartDrain | None = None,
-        cache: StateCache = DEFAULT_CACHE,
     ) -> None:
         self.workers = workers
         self.store = store
-        self.cache = cache
+        self.cache: StateCache = store.states
         self.followup: Followup = followup or workers.enqueue_followup
         self.start_drain: StartDrain = start_drain or workers.enqueue_drain
 

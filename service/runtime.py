@@ -24,7 +24,9 @@ from .store.seeds import SeedCipher, default_cipher, is_in_process
 
 if TYPE_CHECKING:
     from .coalesce import Drains, Followups
-    from .store import Dispatch
+    from .games import GameService
+    from .repository import Followup, StartDrain
+    from .store import Dispatch, EventStore
 
 FOLLOWUP_JOB = "workers.jobs.process_game"
 DRAIN_JOB = "workers.jobs.drain_followups"
@@ -81,6 +83,8 @@ class Runtime:
     _followups: Followups | None = field(default=None, init=False)
     _drains: Drains | None = field(default=None, init=False)
     _workers: tuple[float, int] = field(default=(0.0, 1), init=False)
+    _store: EventStore | None = field(default=None, init=False)
+    _service: GameService | None = field(default=None, init=False)
     wake: threading.Event = field(default_factory=threading.Event, init=False)
     """Set on every enqueue: the embedded worker waits on it instead of polling."""
 
@@ -112,6 +116,34 @@ class Runtime:
     @property
     def embedded(self) -> bool:
         return self.fake_server is not None
+
+    @property
+    def store(self) -> EventStore:
+        """The process's one event store, built on first use from the settings:
+        its idempotency records' lifetime, the follow-up lease, the seed keys."""
+        if self._store is None:
+            from .store import EventStore
+
+            self._store = EventStore(
+                self.redis,
+                idempotency_ttl_s=self.settings.idempotency_ttl_s,
+                followup_lease_ms=int(self.settings.followup_lease_s * 1000),
+                seeds=self.seed_cipher(),
+            )
+        return self._store
+
+    def service(
+        self, followup: Followup | None = None, start_drain: StartDrain | None = None
+    ) -> GameService:
+        """The process's one application service over :attr:`store`, built on
+        first use. Its follow-up callbacks are those of the first caller: the
+        API's wait for the answer to go out (and send at once outside a
+        request, so the workers of the same process use them as they are)."""
+        if self._service is None:
+            from .games import GameService
+
+            self._service = GameService(self, self.store, followup, start_drain)
+        return self._service
 
     def seed_cipher(self) -> SeedCipher | None:
         """The cipher sealing server seeds at rest, from the settings (see

@@ -13,19 +13,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Final
 
 from service.engines import game as table
 from service.seattokens import derive_token, server_key
-from service.store import EventStore, GameNotFound, keys, load_game_and_tokens
+from service.store import LRU, EventStore, GameNotFound, keys, load_game_and_tokens
 
 from .errors import Forbidden, Unauthenticated
 from .repository import GameRepository
 
 TOKEN_BYTES: Final = 32
+KNOWN_GAMES: Final = 1024
+"""How many games' token hashes a process keeps (:attr:`SeatAccess.known`)."""
 
 
 def hash_token(token: str) -> str:
@@ -42,39 +42,17 @@ def match_token(stored: Mapping[Any, Any], token: str) -> int | None:
     return seat
 
 
-class TokenHashes:
-    """The seats' token hashes of up to ``maxsize`` games, as their latest load
-    read them, least recently used dropped first; thread-safe. A hash once
-    stored stays as long as its game (seats are never given new tokens), so
-    a hash found here opens its seat even if more seats were taken since."""
-
-    def __init__(self, maxsize: int = 1024) -> None:
-        self.maxsize = maxsize
-        self._hashes: OrderedDict[str, Mapping[Any, Any]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, game_id: str) -> Mapping[Any, Any] | None:
-        with self._lock:
-            return self._hashes.get(game_id)
-
-    def put(self, game_id: str, hashes: Mapping[Any, Any]) -> None:
-        with self._lock:
-            self._hashes[game_id] = hashes
-            self._hashes.move_to_end(game_id)
-            while len(self._hashes) > self.maxsize:
-                self._hashes.popitem(last=False)
-
-
-KNOWN_TOKENS: Final = TokenHashes()
-
-
 class SeatAccess:
     """Seat tokens of the games in ``repository``'s store: matching and issuing."""
 
-    def __init__(self, repository: GameRepository, known: TokenHashes = KNOWN_TOKENS) -> None:
+    def __init__(self, repository: GameRepository, known_games: int = KNOWN_GAMES) -> None:
         self.repository = repository
         self.store: EventStore = repository.store
-        self.known = known
+        self.known: LRU[str, Mapping[Any, Any]] = LRU(known_games)
+        """The seats' token hashes of recent games, as their latest load read
+        them. A hash once stored stays as long as its game (seats are never
+        given new tokens), so a hash found here opens its seat even if more
+        seats were taken since."""
 
     def authenticate(self, game_id: str, token: str | None, *, required: bool) -> int | None:
         """The seat ``token`` opens in ``game_id``; ``None`` when no token was

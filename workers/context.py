@@ -12,12 +12,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from service.config import load_settings
+from service.games import GameService
 from service.runtime import Runtime
-from service.store import EventStore
+from service.store import EventStore, StateCache
 
 _lock = threading.Lock()
 _current: WorkerContext | None = None
@@ -28,18 +28,15 @@ _thread = threading.local()
 class WorkerContext:
     runtime: Runtime
     store: EventStore
-    service: Any  # service.games.GameService
+    service: GameService
+    projected: StateCache = field(default_factory=StateCache)
+    """The state each game was last projected to by this process's jobs
+    (:func:`workers.jobs.project_round` folds only the events after it)."""
 
 
 def build(runtime: Runtime) -> WorkerContext:
-    from service.games import GameService
-
-    store = EventStore(
-        runtime.redis,
-        followup_lease_ms=int(runtime.settings.followup_lease_s * 1000),
-        seeds=runtime.seed_cipher(),
-    )
-    return WorkerContext(runtime, store, GameService(runtime, store))
+    """The context of ``runtime``'s one store and service."""
+    return WorkerContext(runtime, runtime.store, runtime.service())
 
 
 def install(runtime: Runtime) -> WorkerContext:

@@ -34,9 +34,7 @@ from service.engines import game as table
 from service.engines.base import JSON, RuleError
 from service.fairness import projection as fairness
 from service.store import (
-    DEFAULT_CACHE,
     EventStore,
-    StateCache,
     StoredEvent,
     VersionConflict,
     keys,
@@ -182,7 +180,7 @@ def _next_action(
     ctx = context()
     if table.pending(state) is not None:
         before_acting()
-        DEFAULT_CACHE.put(state)
+        ctx.store.states.put(state)
         if ctx.service.advance(game_id):
             return "steps", None
     if state.over or not state.seated:
@@ -215,7 +213,6 @@ def _next_action(
 
 
 # -- projection ---------------------------------------------------------------------
-PROJECTED: Final = StateCache()
 """The last state of each game this process projected (and saved as its
 snapshot), with its last entry's time: a round reads only the events after
 it (or after a newer snapshot another worker saved), like the API's load."""
@@ -299,7 +296,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     store: EventStore = ctx.store
     redis = store.redis
     followups = ctx.runtime.followups
-    projected = PROJECTED.entry(game_id)
+    projected = ctx.projected.entry(game_id)
     pipe = redis.pipeline(transaction=False)
     if begin:
         followups.queue_begin(pipe, game_id)
@@ -310,10 +307,10 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     seen = followups.seen(replies) if begin else ""
     now, marks_raw, reply = replies[-3:]
     if projected is not None and not reply:
-        PROJECTED.drop(game_id)
+        ctx.projected.drop(game_id)
     parts = store.parse_load(game_id, reply, projected)  # GameNotFound: no game
     if projected is not None and not parts.cached:
-        PROJECTED.drop(game_id)  # it holds events the stream no longer has
+        ctx.projected.drop(game_id)  # it holds events the stream no longer has
     marks: dict[str, str] = {
         k.decode(): v.decode()
         for k, v in cast(dict[bytes, bytes], marks_raw).items()
@@ -348,7 +345,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     store.queue_save_snapshot(game_id, state, out)
     lag.projected(redis, game_id, parts.version - state.version, out)
     projected_state, at_ms = state, tail[-1].at_ms
-    writes.then.append(lambda: PROJECTED.put(projected_state, at_ms))
+    writes.then.append(lambda: ctx.projected.put(projected_state, at_ms))
     for field in cleared:
         marks.pop(field, None)
     marks.update(turn_marks)

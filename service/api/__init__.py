@@ -14,11 +14,9 @@ from flask import Flask, Response
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.config import Settings, load_settings
-from service.games import GameService
 from service.logs import setup_logging
 from service.observe import init_observability
 from service.runtime import Runtime
-from service.store import EventStore
 from service.web import bp as web_pages
 
 from . import errors, events, fairness, floor, games, meta, moves, replays, seats
@@ -69,13 +67,7 @@ def create_app(
             app.wsgi_app, x_for=settings.proxies, x_proto=settings.proxies
         )
     app.extensions["cardroom_streams"] = StreamSlots.from_settings(settings)
-    store = EventStore(
-        runtime.redis,
-        idempotency_ttl_s=settings.idempotency_ttl_s,
-        followup_lease_ms=int(settings.followup_lease_s * 1000),
-        seeds=runtime.seed_cipher(),
-    )
-    app.extensions["cardroom"] = GameService(runtime, store, *deferred(runtime))
+    app.extensions["cardroom"] = runtime.service(*deferred(runtime))
     init_followups(app, runtime)
 
     errors.register(app)

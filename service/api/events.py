@@ -44,7 +44,6 @@ from .http import bearer_token, query, reply, service
 from .limits import charge_events
 from .progress import full_view
 from .streamcaps import StreamSlots
-from .turnclock import TIMES
 
 bp = Blueprint("events", __name__)
 NDJSON = "application/x-ndjson"
@@ -173,7 +172,7 @@ def live_lines(
         for s in arrived:
             state = table.apply(state, s.event)
             version = s.version
-            TIMES.put(game_id, version, s.at_ms)
+            svc.store.entry_times.put((game_id, version), s.at_ms)
             shown = table.redact(state, s.event, viewer)
             yield _line("event", version, event=event_json(version, shown, s.at_ms))
         if views:

@@ -11,75 +11,17 @@ countdown that agrees with them. Seats the bot plays (bots, seats marked
 away) have no deadline: they move at once.
 
 An event's time never changes once appended, so the times looked up are
-kept in a small in-process cache; the live stream hands in the times of the
-events it has just read, so its views need no extra round trip.
+kept by the store (:meth:`~service.store.EventStore.entry_time`); the live
+stream hands in the times of the events it has just read, so its views need
+no extra round trip.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from typing import Final, cast
-
 from service.engines import game as table
 from service.engines.base import JSON
-from service.store import DEFAULT_CACHE, EventStore, keys
+from service.store import EventStore
 from service.store.clock import turn_deadline_ms
-
-TIMES_CACHE_SIZE: Final = 4096
-
-
-class EntryTimes:
-    """``(game_id, version) -> at_ms`` of stream entries, least recently used dropped
-    first; thread-safe."""
-
-    def __init__(self, maxsize: int = TIMES_CACHE_SIZE) -> None:
-        self.maxsize = maxsize
-        self._times: OrderedDict[tuple[str, int], int] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def put(self, game_id: str, version: int, at_ms: int) -> None:
-        with self._lock:
-            self._times[(game_id, version)] = at_ms
-            self._times.move_to_end((game_id, version))
-            while len(self._times) > self.maxsize:
-                self._times.popitem(last=False)
-
-    def get(self, game_id: str, version: int) -> int | None:
-        with self._lock:
-            at = self._times.get((game_id, version))
-            if at is not None:
-                self._times.move_to_end((game_id, version))
-            return at
-
-    def lookup(self, store: EventStore, state: table.Game, version: int) -> int | None:
-        """The time of ``state``'s event ``version``: kept, the cached state's last, or
-        read from the stream (``None`` if the stream no longer has it)."""
-        game_id = state.game_id
-        at = self.get(game_id, version)
-        if at is not None:
-            return at
-        entry = DEFAULT_CACHE.entry(game_id)
-        if entry is not None and entry[0].version == version and entry[1] is not None:
-            at = entry[1]
-        else:
-            name = str(version)
-            rows = cast(
-                list[tuple[bytes, dict[bytes, bytes]]],
-                store.redis.xrange(keys.events(game_id), min=name, max=name, count=1),
-            )
-            if not rows:
-                return None
-            at = int(rows[0][0].partition(b"-")[2])
-        self.put(game_id, version, at)
-        return at
-
-    def clear(self) -> None:
-        with self._lock:
-            self._times.clear()
-
-
-TIMES: Final = EntryTimes()
 
 
 def turn_clock(store: EventStore, state: table.Game) -> JSON:
@@ -91,7 +33,7 @@ def turn_clock(store: EventStore, state: table.Game) -> JSON:
         for seat, since in enumerate(state.turn_since):
             if not since or table.plays_automatically(state, seat):
                 continue
-            began = TIMES.lookup(store, state, since)
+            began = store.entry_time(state.game_id, since)
             if began is not None:
                 deadlines[seat] = turn_deadline_ms(began, limit)
     return {"turn_limit_s": limit, "turn_deadlines_ms": deadlines}

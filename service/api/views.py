@@ -13,10 +13,6 @@ state other than the one it shows.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from typing import Final
-
 import orjson
 
 from schemas.api import GameView
@@ -24,41 +20,6 @@ from service.engines import game as table
 from service.games import GameService
 
 from .progress import full_view
-
-ViewKey = tuple[str, int | None]
-"""``(game_id, seat or None for the public view)``."""
-VIEW_CACHE_SIZE: Final = 2048
-
-
-class RenderedViews:
-    """The JSON of recent views, least recently used dropped first; thread-safe."""
-
-    def __init__(self, maxsize: int = VIEW_CACHE_SIZE) -> None:
-        self.maxsize = maxsize
-        self._views: OrderedDict[ViewKey, tuple[table.Game, str]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: ViewKey, state: table.Game) -> str | None:
-        """The view kept for ``key`` if it was rendered from ``state`` itself."""
-        with self._lock:
-            kept = self._views.get(key)
-            if kept is None or kept[0] is not state:
-                return None
-            self._views.move_to_end(key)
-            return kept[1]
-
-    def put(self, key: ViewKey, state: table.Game, text: str) -> None:
-        with self._lock:
-            self._views[key] = (state, text)
-            self._views.move_to_end(key)
-            while len(self._views) > self.maxsize:
-                self._views.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._views)
-
-
-VIEWS: Final = RenderedViews()
 
 
 def view_json(svc: GameService, game_id: str, token: str | None) -> str:
@@ -71,11 +32,11 @@ def view_json(svc: GameService, game_id: str, token: str | None) -> str:
         if table.is_away(state, seat):
             svc.seat_present(game_id, seat, state)
             state = svc.load(game_id)
-    key: ViewKey = (game_id, seat)
-    text = VIEWS.get(key, state)
-    if text is None:
-        text = render(state, seat, svc)
-        VIEWS.put(key, state, text)
+    kept = svc.views.get((game_id, seat))
+    if kept is not None and kept[0] is state:  # rendered from this very state
+        return kept[1]
+    text = render(state, seat, svc)
+    svc.views.put((game_id, seat), (state, text))
     return text
 
 

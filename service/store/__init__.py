@@ -40,10 +40,13 @@ from .eventstore import (
     StoredEvent,
 )
 from .index import GameSummary
-from .load import DEFAULT_CACHE, StateCache, load_game, load_game_and_tokens
+from .load import STORE_CACHE, load_game, load_game_and_tokens
+from .lru import LRU
+from .statecache import StateCache
 
 __all__ = [
-    "DEFAULT_CACHE",
+    "LRU",
+    "STORE_CACHE",
     "AppendResult",
     "BadCursor",
     "BadGameId",

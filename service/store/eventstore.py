@@ -54,12 +54,15 @@ from .clock import ServerClock
 from .creations import CreationRecords
 from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
 from .index import GamesIndex, GameSummary
+from .lru import LRU
 from .seeds import SeedCipher, default_cipher, is_in_process, open_seed
+from .statecache import StateCache
 
 DEFAULT_IDEMPOTENCY_TTL_S: Final = 24 * 3600
 DEFAULT_FOLLOWUP_LEASE_MS: Final = 5_000
 """How long a game's follow-up marker lives unless its job refreshes it."""
 GAMES_REMEMBERED: Final = 100_000
+ENTRY_TIMES_KEPT: Final = 4096
 LAST_SEQ: Final = 2**64 - 1
 """The largest sequence part of a stream id: ``<v>-LAST_SEQ`` is after every entry of version v."""
 BLOCK_SLICE_MS: Final = 2_000
@@ -223,6 +226,7 @@ class EventStore:
         wait_timeout_ms: int | None = None,
         followup_lease_ms: int = DEFAULT_FOLLOWUP_LEASE_MS,
         seeds: SeedCipher | None = None,
+        states: StateCache | None = None,
     ) -> None:
         if redis.get_encoder().decode_responses:
             raise ValueError("EventStore needs a Redis client with decode_responses=False")
@@ -235,6 +239,10 @@ class EventStore:
         self.redis = redis
         self.seeds = seeds if seeds is not None else default_cipher(is_in_process(redis))
         """Seals server seeds at rest (``None``: in the clear); see :mod:`service.store.seeds`."""
+        self.states = states if states is not None else StateCache()
+        self.entry_times: LRU[tuple[str, int], int] = LRU(ENTRY_TIMES_KEPT)
+        """``(game_id, version) → at_ms`` of entries looked up (:meth:`entry_time`)."""
+        """The folded states this store's loads and appends keep (:mod:`service.store.load`)."""
         self.idempotency_ttl_ms = idempotency_ttl_s * 1000
         self.followup_lease_ms = followup_lease_ms
         self.cluster = isinstance(redis, RedisCluster)
@@ -487,6 +495,24 @@ class EventStore:
     def version(self, game_id: str) -> int:
         """The game's version: how many events it has (0: no such game)."""
         return self.redis.xlen(keys.events(game_id))
+
+    def entry_time(self, game_id: str, version: int) -> int | None:
+        """The time part of the id of the game's entry ``version`` (``None``: the
+        stream has no such entry). An entry's time never changes, so it is kept
+        (:attr:`entry_times`); the cached state's last entry needs no read."""
+        at = self.entry_times.get((game_id, version))
+        if at is not None:
+            return at
+        cached = self.states.entry(game_id)
+        if cached is not None and cached[0].version == version and cached[1] is not None:
+            at = cached[1]
+        else:
+            rows = self._xrange(game_id, version - 1, 1)
+            if not rows or _split_id(rows[0][0])[0] != version:
+                return None
+            at = _split_id(rows[0][0])[1]
+        self.entry_times.put((game_id, version), at)
+        return at
 
     def last_entry(self, game_id: str) -> tuple[int, int] | None:
         """The version and time of the game's last event (``None``: no game),

@@ -21,72 +21,25 @@ of being served or built upon.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from typing import Final
+from typing import Final, Literal
 
 from service.engines.game import Game, fold
 
 from .errors import GameNotFound
 from .eventstore import EventStore
+from .statecache import StateCache
 
-DEFAULT_CACHE_SIZE: Final = 1024
+__all__ = ["STORE_CACHE", "GameNotFound", "StateCache", "load_game", "load_game_and_tokens"]
 
-__all__ = ["DEFAULT_CACHE", "GameNotFound", "StateCache", "load_game", "load_game_and_tokens"]
-
-
-class StateCache:
-    """The newest folded state of up to ``maxsize`` games, least recently used
-    dropped first, each with the time of its last event's entry when known.
-    States are immutable, so threads may share them."""
-
-    def __init__(self, maxsize: int = DEFAULT_CACHE_SIZE) -> None:
-        self.maxsize = maxsize
-        self._states: OrderedDict[str, tuple[Game, int | None]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, game_id: str) -> Game | None:
-        entry = self.entry(game_id)
-        return None if entry is None else entry[0]
-
-    def entry(self, game_id: str) -> tuple[Game, int | None] | None:
-        """The kept state and the time of its last event's entry (if known)."""
-        with self._lock:
-            entry = self._states.get(game_id)
-            if entry is not None:
-                self._states.move_to_end(game_id)
-            return entry
-
-    def put(self, state: Game, at_ms: int | None = None) -> None:
-        """Keep ``state`` unless a newer state of its game is already kept.
-        ``at_ms``: the time part of its last event's entry id, if known."""
-        with self._lock:
-            kept = self._states.get(state.game_id)
-            if kept is None or kept[0].version < state.version:
-                self._states[state.game_id] = (state, at_ms)
-            self._states.move_to_end(state.game_id)
-            while len(self._states) > self.maxsize:
-                self._states.popitem(last=False)
-
-    def drop(self, game_id: str) -> None:
-        with self._lock:
-            self._states.pop(game_id, None)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._states.clear()
-
-    def __len__(self) -> int:
-        return len(self._states)
-
-
-DEFAULT_CACHE: Final = StateCache()
+STORE_CACHE: Final = "store"
+"""The default ``cache`` of a load: the store's own (:attr:`EventStore.states`)."""
+Cache = StateCache | None | Literal["store"]
 
 
 def load_game(
     store: EventStore,
     game_id: str,
-    cache: StateCache | None = DEFAULT_CACHE,
+    cache: Cache = STORE_CACHE,
     snapshot_every: int | None = None,
 ) -> Game:
     """The game's state at the stream's version when read, in one round trip
@@ -101,7 +54,7 @@ def load_game(
 def load_game_and_tokens(
     store: EventStore,
     game_id: str,
-    cache: StateCache | None = DEFAULT_CACHE,
+    cache: Cache = STORE_CACHE,
     snapshot_every: int | None = None,
 ) -> tuple[Game, dict[bytes, bytes]]:
     """:func:`load_game` and the game's token hashes (``sha256(token) → seat``),
@@ -114,11 +67,13 @@ def load_game_and_tokens(
 def _load(
     store: EventStore,
     game_id: str,
-    cache: StateCache | None,
+    given: Cache,
     snapshot_every: int | None,
     *,
     tokens: bool,
 ) -> tuple[Game, dict[bytes, bytes] | None]:
+    cache = store.states if given == STORE_CACHE else given
+    assert not isinstance(cache, str)
     cached = cache.entry(game_id) if cache is not None else None
     parts = store.load_parts(game_id, cached, tokens=tokens)
     if cache is not None and cached is not None and not parts.cached:

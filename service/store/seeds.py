@@ -139,15 +139,12 @@ def configured_cipher(keys_text: str | None, keys_file: str | None) -> SeedCiphe
 def default_cipher(
     in_process: bool, keys: str | None = None, keys_file: str | None = None
 ) -> SeedCipher | None:
-    """The cipher of the keys given, else of ``CARDROOM_SEED_KEYS`` or
-    ``CARDROOM_SEED_KEYS_FILE`` in the environment (the settings of
-    docs/operations.md); with none, for an in-process store (nothing outlives
-    the process), a key drawn for the process; else ``None`` (seeds in the
-    clear), warned about once."""
+    """The cipher of the keys given (the settings ``CARDROOM_SEED_KEYS`` and
+    ``CARDROOM_SEED_KEYS_FILE`` of docs/operations.md, which
+    :meth:`service.runtime.Runtime.seed_cipher` hands in); with none, for an
+    in-process store (nothing outlives the process), a key drawn for the
+    process; else ``None`` (seeds in the clear), warned about once."""
     global _process_cipher, _warned
-    if keys is None and keys_file is None:
-        keys = os.environ.get("CARDROOM_SEED_KEYS") or None
-        keys_file = os.environ.get("CARDROOM_SEED_KEYS_FILE") or None
     configured = configured_cipher(keys, keys_file)
     if configured is not None:
         return configured

@@ -10,8 +10,7 @@ from flask.testing import FlaskClient
 from service import lag
 from service.config import Settings
 from service.games import Forbidden, GameService
-from service.seataccess import KNOWN_TOKENS
-from service.store import DEFAULT_CACHE, GameNotFound, keys
+from service.store import GameNotFound, keys
 from service.store.errors import VersionConflict
 from workers.embedded import EmbeddedWorker
 
@@ -83,7 +82,7 @@ def test_a_moves_token_check_and_load_are_one_round_trip(
     sent = _counting(monkeypatch, service)
     for cached in (True, False):
         if not cached:
-            DEFAULT_CACHE.clear()
+            service.store.states.clear()
         sent.clear()
         seat, state = service.seat_and_state(tab.game_id, tab.tokens[2])
         assert seat == 2 and state == service.load(tab.game_id)
@@ -329,15 +328,15 @@ def test_a_stale_cached_state_is_never_the_answer(
     not to act in the stale state, are both decided again on the current state
     and accepted."""
     tab, seat, move, version = _murlan_turn(api)
-    stale = DEFAULT_CACHE.entry(tab.game_id)
+    stale = api.service.store.states.entry(tab.game_id)
     assert stale is not None and stale[0].version == version
     assert api.move(tab.game_id, tab.tokens[seat], move).status_code == 201
     for pinned in (True, False):
         current = api.view(tab.game_id)
         actor = current["to_act"][0]
         legal = api.view(tab.game_id, tab.tokens[actor])["legal_moves"][0]
-        DEFAULT_CACHE.drop(tab.game_id)
-        DEFAULT_CACHE.put(*stale)  # as if the moves since had been made elsewhere
+        api.service.store.states.drop(tab.game_id)
+        api.service.store.states.put(*stale)  # as if the moves since had been made elsewhere
         extra = {"expected_version": current["version"]} if pinned else {}
         r = api.move(tab.game_id, tab.tokens[actor], legal, **extra)
         assert r.status_code == 201, (pinned, r.get_json())
@@ -351,16 +350,16 @@ def test_a_cached_state_whose_last_entry_a_failover_lost_is_not_built_on(
     failover lost the one it holds and another took its version): the append
     refuses it, and the move is decided on the stream's own state."""
     tab, seat, move, version = _murlan_turn(api)
-    state, at_ms = DEFAULT_CACHE.entry(tab.game_id) or (None, None)
+    state, at_ms = api.service.store.states.entry(tab.game_id) or (None, None)
     assert state is not None and at_ms is not None
-    DEFAULT_CACHE.drop(tab.game_id)
-    DEFAULT_CACHE.put(state, at_ms - 1)  # the entry it names is not in the stream
+    api.service.store.states.drop(tab.game_id)
+    api.service.store.states.put(state, at_ms - 1)  # the entry it names is not in the stream
     sent = _counting(monkeypatch, api.service)
     r = api.move(tab.game_id, tab.tokens[seat], move, expected_version=version)
     assert r.status_code == 201, r.get_json()
     # the refused append, the load (that drops the cached state), the append
     assert sent == ["EVALSHA", "EVALSHA", "EVALSHA"]
-    assert DEFAULT_CACHE.entry(tab.game_id) is not None
+    assert api.service.store.states.entry(tab.game_id) is not None
 
 
 def test_a_token_not_among_the_cached_hashes_is_looked_up(api: Api) -> None:
@@ -370,11 +369,11 @@ def test_a_token_not_among_the_cached_hashes_is_looked_up(api: Api) -> None:
     seat = api.view(tab.game_id)["to_act"][0]
     api.view(tab.game_id, tab.tokens[seat])
     service = api.service
-    known = KNOWN_TOKENS.get(tab.game_id)
+    known = service.seats.known.get(tab.game_id)
     assert known is not None
-    KNOWN_TOKENS.put(tab.game_id, {})  # as if no seat had been taken when it was read
+    service.seats.known.put(tab.game_id, {})  # as if no seat had been taken when it was read
     found, _, cached = service.seat_for_move(tab.game_id, tab.tokens[seat])
     assert found == seat and cached is None  # from the stored hashes
-    assert KNOWN_TOKENS.get(tab.game_id) == known
+    assert service.seats.known.get(tab.game_id) == known
     with pytest.raises(Forbidden):
         service.seat_for_move(tab.game_id, tab.tokens[seat] + "x")

@@ -111,7 +111,7 @@ def test_the_reconciler_heals_a_lost_enqueue(
 ) -> None:
     lost: list[tuple[str, int]] = []
     monkeypatch.setattr(
-        cluster.service,
+        cluster.service.repository,
         "followup",
         lambda game_id, version, delay_s=0: lost.append((game_id, version)),
     )

@@ -37,7 +37,6 @@ def ctx(redis_client: Any) -> Iterator[WorkerContext]:
     made = build(Runtime(settings, redis_client, redis_client))
     with bound(made):
         yield made
-    jobs.PROJECTED.clear()
 
 
 def read_model(ctx: WorkerContext, game_id: str) -> tuple[Any, ...]:
@@ -55,7 +54,7 @@ def forget_projection(ctx: WorkerContext, game_id: str) -> None:
     redis = ctx.store.redis
     redis.delete(keys.snapshot(game_id), keys.meta(game_id))
     redis.zrem(ctx.runtime.followups.due_key(game_id), game_id)
-    jobs.PROJECTED.clear()
+    ctx.projected.clear()
 
 
 @pytest.mark.parametrize("game", sorted(SEATS))

@@ -2,7 +2,7 @@
 never skips what it has not written or what another worker wrote since.
 
 Each worker process remembers the last state it projected of each game
-(:data:`workers.jobs.PROJECTED`) and folds only the events after it (or after
+(:attr:`workers.context.WorkerContext.projected`) and folds only the events after it (or after
 a newer snapshot another worker saved). Played in one process on fakeredis
 with the workers' own job functions.
 """
@@ -29,7 +29,6 @@ def ctx() -> Iterator[WorkerContext]:
         redis_url=None, bot_delay_s=0, job_retry_backoff_s="", project_on_append=False
     )
     yield install(Runtime.from_settings(settings))
-    jobs.PROJECTED.clear()
 
 
 def human_table(ctx: WorkerContext) -> tuple[str, list[str]]:
@@ -73,7 +72,7 @@ def test_a_round_whose_writes_failed_is_not_remembered_as_projected(
         jobs.process_game(game_id)
     monkeypatch.setattr(jobs.Writes, "send_with_finish", real)
     assert ctx.store.snapshot_version(game_id) == before
-    kept = jobs.PROJECTED.get(game_id)
+    kept = ctx.projected.get(game_id)
     assert kept is None or kept.version == before
 
     jobs.process_game(game_id)  # the retry folds the move again and writes what it implies
@@ -84,15 +83,15 @@ def test_a_round_whose_writes_failed_is_not_remembered_as_projected(
 def test_a_newer_snapshot_from_another_worker_is_built_upon(ctx: WorkerContext) -> None:
     game_id, _ = human_table(ctx)
     jobs.process_game(game_id)
-    stale = jobs.PROJECTED.get(game_id)
+    stale = ctx.projected.get(game_id)
     assert stale is not None
     for _ in range(3):
         move(ctx, game_id)
     jobs.process_game(game_id)  # "another worker": projects and saves the newer snapshot
-    newer = jobs.PROJECTED.get(game_id)
+    newer = ctx.projected.get(game_id)
     assert newer is not None and newer.version == stale.version + 3
-    jobs.PROJECTED.drop(game_id)
-    jobs.PROJECTED.put(stale)  # this worker last saw the older state
+    ctx.projected.drop(game_id)
+    ctx.projected.put(stale)  # this worker last saw the older state
     move(ctx, game_id)
     state = jobs.project(game_id)
     assert state.version == ctx.store.version(game_id)
