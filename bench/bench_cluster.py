@@ -53,7 +53,7 @@ import httpx
 
 from bench.cpu import cpu_seconds
 from bench.stats import percentile
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.runtime import connect
 from service.store import EventStore

@@ -37,7 +37,7 @@ import redis
 
 from schemas.codec import pack_event
 from schemas.compact import expand
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.engines.registry import GAMES
 from service.store import EventStore, keys

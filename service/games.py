@@ -33,7 +33,7 @@ import orjson
 from schemas.codec import encode_event
 from schemas.moves import parse_move
 from service import lag
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import JSON, Event, Move
 from service.engines.shuffle import commitment, new_client_seed, new_server_seed
 from service.idempotency import IdempotencyKeyInUse, IdempotencyKeyReused, request_fingerprint
@@ -73,7 +73,7 @@ CREATION_RETRY_AFTER_S: Final = 1
 ACTIVE_FIELD: Final = "active_ms"
 """Field of the game's meta hash: when a person last acted at the table (ms)."""
 ABANDONED_IDLE: Final = "idle"
-"""The reason of a :class:`~service.engines.game.GameAbandoned` nobody acted for."""
+"""The reason of a :class:`~service.engines.table.GameAbandoned` nobody acted for."""
 
 
 class Unauthenticated(Exception):
@@ -96,12 +96,12 @@ class SeatGrant:
     client_seed: str
     token: str | None
     """The seat's bearer token: only ever here, never stored (``None`` for a bot)."""
-    state: table.Game
+    state: table.Table
 
 
 @dataclass(frozen=True, slots=True)
 class Creation:
-    state: table.Game
+    state: table.Table
     """The table: the one just opened, or the one a repeat of its request is answered with."""
     replayed: bool = False
     """True when an earlier request with this idempotency key opened it."""
@@ -225,7 +225,7 @@ class GameService:
         self.creation_wait_s = CREATION_WAIT_S
 
     # -- queries -------------------------------------------------------------
-    def load(self, game_id: str) -> table.Game:
+    def load(self, game_id: str) -> table.Table:
         """The current state; :class:`GameNotFound` for an unknown (or malformed) id."""
         if not keys.GAME_ID_RE.fullmatch(game_id):
             raise GameNotFound(game_id)
@@ -236,8 +236,8 @@ class GameService:
         game_id: str,
         after: int = 0,
         limit: int | None = None,
-        state: table.Game | None = None,
-    ) -> tuple[table.Game, list[StoredEvent]]:
+        state: table.Table | None = None,
+    ) -> tuple[table.Table, list[StoredEvent]]:
         """The state (``state`` if given, else loaded now) and the stored events after
         ``after``, never past the state's version (so redacting them against that
         state is consistent)."""
@@ -259,7 +259,7 @@ class GameService:
             {**asdict(item), "last_event_at": at} for item, at in zip(items, times, strict=True)
         ], next_cursor
 
-    def seat_for_move(self, game_id: str, token: str | None) -> tuple[int, table.Game, str | None]:
+    def seat_for_move(self, game_id: str, token: str | None) -> tuple[int, table.Table, str | None]:
         """The seat ``token`` opens and the state to decide its move on, with no
         round trip when this process has the game cached: the state kept by
         its last load or append, and the token among the seats' hashes its
@@ -280,7 +280,7 @@ class GameService:
         seat, state = self.seat_and_state(game_id, token)
         return seat, state, None
 
-    def seat_and_state(self, game_id: str, token: str | None) -> tuple[int, table.Game]:
+    def seat_and_state(self, game_id: str, token: str | None) -> tuple[int, table.Table]:
         """:meth:`authenticate` (a token is required) and :meth:`load` in one round
         trip to Redis: the token hashes are read by the same script as the state."""
         if token is None:
@@ -316,7 +316,7 @@ class GameService:
     # -- commands --------------------------------------------------------------
     def create_game(
         self, game: str, options: Mapping[str, Any] | None = None, seats: int | None = None
-    ) -> table.Game:
+    ) -> table.Table:
         """A new table, seating; its seed is drawn and kept, its commitment published."""
         return self._open(*self._draft(game, options, seats))
 
@@ -363,7 +363,7 @@ class GameService:
         seed = new_server_seed()
         return seed, table.create(new_game_id(), game, options, seats, commitment(seed))
 
-    def _open(self, seed: bytes, events: list[Event]) -> table.Game:
+    def _open(self, seed: bytes, events: list[Event]) -> table.Table:
         """Write a drafted table: its seed, its first event, its index entry."""
         while True:
             created = events[0]
@@ -384,7 +384,7 @@ class GameService:
         self._after_append(None, state, result, dispatch)
         return state
 
-    def _claim_creation(self, record_key: str, fingerprint: str) -> Reservation | table.Game:
+    def _claim_creation(self, record_key: str, fingerprint: str) -> Reservation | table.Table:
         """The key reserved for this request, or the table an earlier request
         with it opened. A record naming a table that is gone (dropped unjoined,
         see :mod:`service.retention`) is forgotten: the key is free again."""
@@ -453,10 +453,10 @@ class GameService:
                 return self._seat_again(game_id, idempotency_key, earlier, fingerprint)
         seed = client_seed if client_seed is not None else new_client_seed()
 
-        def decide(state: table.Game) -> list[Event]:
+        def decide(state: table.Table) -> list[Event]:
             return table.take_seat(state, name, seed, bot)
 
-        def respond(new_state: table.Game, events: Sequence[Event]) -> str:
+        def respond(new_state: table.Table, events: Sequence[Event]) -> str:
             taken = events[0]
             assert isinstance(taken, table.SeatTaken)
             record = {"seat": taken.seat, "name": taken.name, "client_seed": taken.client_seed}
@@ -525,9 +525,9 @@ class GameService:
         except Exception:  # bookkeeping only: the command itself has landed
             log.exception("could not note activity in game %s", game_id)
 
-    def seat_present(self, game_id: str, seat: int, state: table.Game | None = None) -> None:
+    def seat_present(self, game_id: str, seat: int, state: table.Table | None = None) -> None:
         """An authenticated request of ``seat`` (a view, a stream): if it was away, it is
-        back (:class:`~service.engines.game.SeatBack`). Only its own move resets the
+        back (:class:`~service.engines.table.SeatBack`). Only its own move resets the
         count of turns it missed while not yet away. A bot's move for the seat that
         lands first is no reason to stay away: the seat is brought back on the new
         state (a few tries)."""
@@ -547,7 +547,7 @@ class GameService:
     def abandon_if_idle(self, game_id: str, now_ms: int | None = None) -> bool:
         """End a started game nobody has acted in for ``abandon_after_s`` (no seat
         brought back, no move made by a person) at ``now_ms`` (Redis's time unless
-        given): :class:`~service.engines.game.GameAbandoned`. A table with a seat
+        given): :class:`~service.engines.table.GameAbandoned`. A table with a seat
         still free is left to the retention pass, which expires it. Returns
         whether it was abandoned now."""
         limit_s = self.runtime.settings.abandon_after_s
@@ -585,7 +585,7 @@ class GameService:
         move: object,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
-        state: table.Game | None = None,
+        state: table.Table | None = None,
         last_entry: str | None = None,
     ) -> MoveResult:
         """A seat's move: shape-checked, decided by the engine, appended atomically.
@@ -605,9 +605,9 @@ class GameService:
             idempotency_key = seat_scoped_key(seat, idempotency_key)
         parsed: list[dict[str, Any]] = []
 
-        def decide(state: table.Game) -> list[Event]:
+        def decide(state: table.Table) -> list[Event]:
             if not parsed:
-                parsed.append(parse_move(state.game, move))
+                parsed.append(parse_move(state.kind, move))
             return [*table.come_back(state, seat), *table.decide(state, seat, parsed[0])]
 
         try:
@@ -640,7 +640,7 @@ class GameService:
         move: Move,
         expected_version: int | None,
         timed_out: bool = False,
-        state: table.Game | None = None,
+        state: table.Table | None = None,
     ) -> MoveResult:
         """A move made for ``seat`` without its token (bots, turn timeouts).
 
@@ -650,7 +650,7 @@ class GameService:
         loaded, to decide on.
         """
 
-        def decide(state: table.Game) -> list[Event]:
+        def decide(state: table.Table) -> list[Event]:
             if timed_out:
                 return table.time_out(state, seat, move)
             return table.decide(state, seat, move)
@@ -689,16 +689,16 @@ class GameService:
         self,
         game_id: str,
         seat: int,
-        decide: Callable[[table.Game], list[Event]],
+        decide: Callable[[table.Table], list[Event]],
         expected_version: int | None,
         idempotency_key: str | None,
         fingerprint: str | None,
-        state: table.Game | None = None,
+        state: table.Table | None = None,
         last_entry: str | None = None,
     ) -> MoveResult:
         answers: list[tuple[JSON, str]] = []
 
-        def respond(new_state: table.Game, events: Sequence[Event]) -> str:
+        def respond(new_state: table.Table, events: Sequence[Event]) -> str:
             first = new_state.version - len(events) + 1
             body = {
                 "version": new_state.version,
@@ -726,13 +726,13 @@ class GameService:
     def _commit(
         self,
         game_id: str,
-        decide: Callable[[table.Game], list[Event]],
+        decide: Callable[[table.Table], list[Event]],
         expected_version: int | None,
         idempotency_key: str | None = None,
-        respond: Callable[[table.Game, Sequence[Event]], str] | None = None,
-        loaded: table.Game | None = None,
+        respond: Callable[[table.Table, Sequence[Event]], str] | None = None,
+        loaded: table.Table | None = None,
         last_entry: str | None = None,
-    ) -> tuple[table.Game, list[Event], AppendResult]:
+    ) -> tuple[table.Table, list[Event], AppendResult]:
         """Decide on the current state (``loaded``, if just read) and append;
         re-decide after a lost race unless the caller pinned ``expected_version``.
 
@@ -766,12 +766,12 @@ class GameService:
 
     def _append(
         self,
-        state: table.Game,
+        state: table.Table,
         events: list[Event],
         idempotency_key: str | None = None,
-        respond: Callable[[table.Game, Sequence[Event]], str] | None = None,
+        respond: Callable[[table.Table, Sequence[Event]], str] | None = None,
         last_entry: str | None = None,
-    ) -> tuple[table.Game, AppendResult]:
+    ) -> tuple[table.Table, AppendResult]:
         """Append ``events`` at ``state``'s version. ``respond`` renders the
         answer, kept with the idempotency key so a retry gets the same one.
         ``last_entry``: see :meth:`_commit`."""
@@ -800,7 +800,7 @@ class GameService:
         return new_state, AppendResult(result.first_version, result.last_version, False, response)
 
     def _projection(
-        self, old: table.Game, new: table.Game, events: Sequence[Event]
+        self, old: table.Table, new: table.Table, events: Sequence[Event]
     ) -> Projection | None:
         """What the append needs to project itself, when folding it is all a
         follow-up would do (see :class:`service.store.Projection`); else ``None``.
@@ -831,8 +831,8 @@ class GameService:
 
     def _after_append(
         self,
-        old: table.Game | None,
-        new: table.Game,
+        old: table.Table | None,
+        new: table.Table,
         result: AppendResult,
         dispatch: Dispatch | None = None,
     ) -> None:

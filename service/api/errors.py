@@ -23,8 +23,8 @@ from schemas.moves import BodyError, body_error
 from service.budgets import RateLimited
 from service.engines.base import OptionError, RuleError
 from service.engines.cards import CardError
-from service.engines.game import TableError
 from service.engines.shuffle import SeedError
+from service.engines.table import TableError
 from service.games import Forbidden, Unauthenticated
 from service.idempotency import (
     CLIENT_SECRET,

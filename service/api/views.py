@@ -20,7 +20,7 @@ from typing import Final
 import orjson
 
 from schemas.api import GameView
-from service.engines import game as table
+from service.engines import table
 from service.games import GameService
 
 from .progress import full_view
@@ -35,10 +35,10 @@ class RenderedViews:
 
     def __init__(self, maxsize: int = VIEW_CACHE_SIZE) -> None:
         self.maxsize = maxsize
-        self._views: OrderedDict[ViewKey, tuple[table.Game, str]] = OrderedDict()
+        self._views: OrderedDict[ViewKey, tuple[table.Table, str]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: ViewKey, state: table.Game) -> str | None:
+    def get(self, key: ViewKey, state: table.Table) -> str | None:
         """The view kept for ``key`` if it was rendered from ``state`` itself."""
         with self._lock:
             kept = self._views.get(key)
@@ -47,7 +47,7 @@ class RenderedViews:
             self._views.move_to_end(key)
             return kept[1]
 
-    def put(self, key: ViewKey, state: table.Game, text: str) -> None:
+    def put(self, key: ViewKey, state: table.Table, text: str) -> None:
         with self._lock:
             self._views[key] = (state, text)
             self._views.move_to_end(key)
@@ -79,7 +79,7 @@ def view_json(svc: GameService, game_id: str, token: str | None) -> str:
     return text
 
 
-def render(state: table.Game, seat: int | None, svc: GameService) -> str:
+def render(state: table.Table, seat: int | None, svc: GameService) -> str:
     """The JSON of ``seat``'s view of ``state`` (``None``: the public one).
 
     The view is written as the fold built it, like the live stream's ``view``
@@ -91,7 +91,7 @@ def render(state: table.Game, seat: int | None, svc: GameService) -> str:
     return orjson.dumps(full_view(state, seat, svc.store)).decode()
 
 
-def validated(state: table.Game, seat: int | None, svc: GameService) -> str:
+def validated(state: table.Table, seat: int | None, svc: GameService) -> str:
     """:func:`render` through the :class:`schemas.api.GameView` model: the
     published schema's reading of the same view."""
     return GameView.model_validate(full_view(state, seat, svc.store)).model_dump_json(

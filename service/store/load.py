@@ -25,7 +25,7 @@ import threading
 from collections import OrderedDict
 from typing import Final
 
-from service.engines.game import Game, fold
+from service.engines.table import Table, fold
 
 from .errors import GameNotFound
 from .eventstore import EventStore
@@ -42,14 +42,14 @@ class StateCache:
 
     def __init__(self, maxsize: int = DEFAULT_CACHE_SIZE) -> None:
         self.maxsize = maxsize
-        self._states: OrderedDict[str, tuple[Game, int | None]] = OrderedDict()
+        self._states: OrderedDict[str, tuple[Table, int | None]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, game_id: str) -> Game | None:
+    def get(self, game_id: str) -> Table | None:
         entry = self.entry(game_id)
         return None if entry is None else entry[0]
 
-    def entry(self, game_id: str) -> tuple[Game, int | None] | None:
+    def entry(self, game_id: str) -> tuple[Table, int | None] | None:
         """The kept state and the time of its last event's entry (if known)."""
         with self._lock:
             entry = self._states.get(game_id)
@@ -57,7 +57,7 @@ class StateCache:
                 self._states.move_to_end(game_id)
             return entry
 
-    def put(self, state: Game, at_ms: int | None = None) -> None:
+    def put(self, state: Table, at_ms: int | None = None) -> None:
         """Keep ``state`` unless a newer state of its game is already kept.
         ``at_ms``: the time part of its last event's entry id, if known."""
         with self._lock:
@@ -88,7 +88,7 @@ def load_game(
     game_id: str,
     cache: StateCache | None = DEFAULT_CACHE,
     snapshot_every: int | None = None,
-) -> Game:
+) -> Table:
     """The game's state at the stream's version when read, in one round trip
     to Redis (:meth:`EventStore.load_parts`); :class:`GameNotFound` if none.
 
@@ -103,7 +103,7 @@ def load_game_and_tokens(
     game_id: str,
     cache: StateCache | None = DEFAULT_CACHE,
     snapshot_every: int | None = None,
-) -> tuple[Game, dict[bytes, bytes]]:
+) -> tuple[Table, dict[bytes, bytes]]:
     """:func:`load_game` and the game's token hashes (``sha256(token) → seat``),
     read in the same single round trip."""
     state, token_hashes = _load(store, game_id, cache, snapshot_every, tokens=True)
@@ -118,7 +118,7 @@ def _load(
     snapshot_every: int | None,
     *,
     tokens: bool,
-) -> tuple[Game, dict[bytes, bytes] | None]:
+) -> tuple[Table, dict[bytes, bytes] | None]:
     cached = cache.entry(game_id) if cache is not None else None
     parts = store.load_parts(game_id, cached, tokens=tokens)
     if cache is not None and cached is not None and not parts.cached:
@@ -138,6 +138,6 @@ def _load(
     return state, parts.token_hashes
 
 
-def _keep(cache: StateCache | None, state: Game, at_ms: int) -> None:
+def _keep(cache: StateCache | None, state: Table, at_ms: int) -> None:
     if cache is not None:
         cache.put(state, at_ms)

@@ -19,7 +19,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engines import game as table
+from service.engines import table
 from service.engines.azi import ENGINE
 from service.engines.azi.cards import deck
 from service.engines.azi.events import BiddingEnded, Discarded, HandDealt, PotSettled, PotWon

@@ -1,4 +1,4 @@
-"""Thousands of random Hazari matches through the table (``game.py``), each
+"""Thousands of random Hazari matches through the table (``service.engines.table``), each
 checked event by event against an independent referee: every deal's 52
 cards dealt from the shuffle as the rules say, laid once each, 360 points
 per deal, the round winners and leaders, the end of the match, and
@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.engines.hazari import ENGINE
 from service.engines.hazari.arrange import random_arrangement
