@@ -62,7 +62,7 @@ from service.devstack import (
     start_cluster,
     start_standalone,
 )
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.runtime import connect
 from service.store import EventStore

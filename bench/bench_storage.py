@@ -34,7 +34,7 @@ import redis
 from bench.bench_retention import own_redis
 from service.config import Settings, load_settings
 from service.demo import DEMO_GAMES, play_bot_game
-from service.engines import game as table
+from service.engines import table
 from service.fairness.projection import GAMES as FAIRNESS_GAMES
 from service.games import GameService
 from service.idempotency import seat_scoped_key

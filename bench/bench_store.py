@@ -38,7 +38,7 @@ import redis
 from schemas.codec import pack_event
 from schemas.compact import expand
 from service.devstack import new_game, play
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.engines.registry import GAMES
 from service.store import EventStore, keys

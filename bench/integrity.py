@@ -35,7 +35,7 @@ from typing import Any
 
 import httpx
 
-from service.engines import game as table
+from service.engines import table
 from service.engines.azi.engine import chips_brought, total_chips
 from service.replay import RecordedEvent, audit, audit_replay
 from service.store import EventStore, StoredEvent, keys
@@ -97,7 +97,7 @@ def check_game(
     if store.version(game_id) != len(stored):
         bad(f"the stream holds {store.version(game_id)} entries, {len(stored)} were read")
     state = table.fold([s.event for s in stored])
-    check.game = state.game
+    check.game = state.kind
     if not (state.over and state.server_seed is not None):
         bad(f"not ended with its seed revealed (status {state.status})")
         return check
@@ -113,7 +113,7 @@ def check_game(
     _check_acks(check, stored, acks, unknown, bots)
     if stream_versions is not None and list(stream_versions) != versions:
         bad(f"the live stream delivered {_summary(stream_versions)}, not 1..{check.version}")
-    if state.game == "azi":
+    if state.kind == "azi":
         _check_chips(store, game_id, stored, bad)
     if http is not None:
         doc = http.get(f"/games/{game_id}/replay").json()
@@ -123,7 +123,7 @@ def check_game(
     return check
 
 
-def _check_snapshot(store: EventStore, state: table.Game, bad: Any) -> None:
+def _check_snapshot(store: EventStore, state: table.Table, bad: Any) -> None:
     try:
         wait_projected(store, state.game_id)
     except AssertionError as exc:
@@ -169,7 +169,7 @@ def _check_acks(
 
 
 def _check_chips(store: EventStore, game_id: str, stored: list[StoredEvent], bad: Any) -> None:
-    state: table.Game | None = None
+    state: table.Table | None = None
     for s in stored:
         state = table.apply(state, s.event)
         if not state.seated:

@@ -7,7 +7,7 @@ see :mod:`schemas.compact`). Reading goes the other way through a cached
 engine's frozen dataclass; only an event stored under an older schema takes
 the slow road through its upcasters.
 
-State snapshots are a :class:`~service.engines.game.Game` with the engine's
+State snapshots are a :class:`~service.engines.table.Table` with the engine's
 own state inside, dumped and validated by one adapter per game that knows
 the engine's state type, so a decoded snapshot equals the state it came from.
 """
@@ -24,8 +24,8 @@ from typing import Any, get_args, get_origin, get_type_hints
 from pydantic import TypeAdapter, ValidationError
 
 from service.engines.base import Engine, Event
-from service.engines.game import Game
 from service.engines.registry import engine_for
+from service.engines.table import Table
 
 from .compact import compact, expand
 from .events import event_classes, event_model, model_to_event, schema_version, scope_of
@@ -188,28 +188,39 @@ def engine_state_type(engine: Engine[Any]) -> Any:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _StateCodec:
-    """How one game's states are stored: ``shape`` is a twin of :class:`Game`
-    whose ``engine_state`` has the engine's state type (``Game`` says
+    """How one game's states are stored: ``shape`` is a twin of :class:`Table`
+    whose ``engine_state`` has the engine's state type (``Table`` says
     ``Any``), so pydantic rebuilds the engine's state exactly; ``schema_id``
-    fingerprints that shape."""
+    fingerprints that shape. ``names`` are the fields of :class:`Table`,
+    ``stored`` the same fields as the snapshot names them (:data:`STORED_NAMES`)."""
 
     shape: type[Any]
     adapter: TypeAdapter[Any]
     names: tuple[str, ...]
+    stored: tuple[str, ...]
     schema_id: str
+
+
+STORED_NAMES: dict[str, str] = {"kind": "game"}
+"""Fields of :class:`Table` a snapshot stores under another name: the game's
+name is ``Table.kind`` but ``game`` in a snapshot, as in the events and views
+(and as snapshots were written when the field was ``game``)."""
 
 
 @cache
 def _state_codec(game: str) -> _StateCodec:
-    hints = get_type_hints(Game)
+    hints = get_type_hints(Table)
     hints["engine_state"] = engine_state_type(engine_for(game))
-    names = tuple(f.name for f in dataclasses.fields(Game))
+    names = tuple(f.name for f in dataclasses.fields(Table))
+    stored = tuple(STORED_NAMES.get(name, name) for name in names)
     shape = dataclasses.make_dataclass(
-        f"{game.title()}Snapshot", [(name, hints[name]) for name in names], frozen=True
+        f"{game.title()}Snapshot",
+        [(field, hints[name]) for name, field in zip(names, stored, strict=True)],
+        frozen=True,
     )
     adapter: TypeAdapter[Any] = TypeAdapter(shape)
     schema = json.dumps(adapter.json_schema(), sort_keys=True).encode()
-    return _StateCodec(shape, adapter, names, hashlib.sha256(schema).hexdigest()[:16])
+    return _StateCodec(shape, adapter, names, stored, hashlib.sha256(schema).hexdigest()[:16])
 
 
 def state_schema_id(game: str) -> str:
@@ -221,15 +232,15 @@ def state_schema_id(game: str) -> str:
     return _state_codec(game).schema_id
 
 
-def encode_state(state: Game) -> bytes:
+def encode_state(state: Table) -> bytes:
     """``state`` (the table and the engine's state) as compact JSON."""
-    codec = _state_codec(state.game)
+    codec = _state_codec(state.kind)
     twin = codec.shape(*(getattr(state, name) for name in codec.names))
     return codec.adapter.dump_json(twin)
 
 
-def decode_state(game: str, data: bytes | str) -> Game:
-    """The :class:`Game` :func:`encode_state` wrote for a ``game`` table."""
+def decode_state(game: str, data: bytes | str) -> Table:
+    """The :class:`Table` :func:`encode_state` wrote for a ``game`` table."""
     codec = _state_codec(game)
     twin = codec.adapter.validate_json(data)
-    return Game(*(getattr(twin, name) for name in codec.names))
+    return Table(*(getattr(twin, field) for field in codec.stored))

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal, Union, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.engines.registry import GAMES, engine_for
 

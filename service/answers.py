@@ -27,7 +27,7 @@ import redis
 from schemas.api import EventOut
 
 from .bodies import event_json
-from .engines.game import Game, redact
+from .engines.table import Table, redact
 from .replay import build_replay, verify_game
 from .store import EventStore, StoredEvent, keys
 from .store.refusals import refusal_reason
@@ -60,7 +60,7 @@ def _pack(body: object) -> tuple[str, str]:
     return _tagged(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
 
 
-def events_lines(state: Game, stored: list[StoredEvent]) -> str:
+def events_lines(state: Table, stored: list[StoredEvent]) -> str:
     """An ended game's events, one a line, each exactly as an events page writes
     it (every event is public once the game has ended)."""
     return "\n".join(

@@ -4,7 +4,7 @@ A command's answer is built once, right after its decision, from the new
 state and the events appended: the HTTP layer sends it as it is, and an
 idempotent request keeps it with its key so that a retry gets the very same
 bytes (:mod:`service.idempotency`). Every event a seat is shown passes
-through :func:`~service.engines.game.redact` for that seat first.
+through :func:`~service.engines.table.redact` for that seat first.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import orjson
 
 from schemas.codec import encode_event
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import JSON, Event
 
 
@@ -37,12 +37,12 @@ class SeatGrant:
     client_seed: str
     token: str | None
     """The seat's bearer token: only ever here, never stored (``None`` for a bot)."""
-    state: table.Game
+    state: table.Table
 
 
 @dataclass(frozen=True, slots=True)
 class Creation:
-    state: table.Game
+    state: table.Table
     """The table: the one just opened, or the one a repeat of its request is answered with."""
     replayed: bool = False
     """True when an earlier request with this idempotency key opened it."""
@@ -57,7 +57,7 @@ def event_json(version: int, event: Event, at_ms: int | None = None) -> JSON:
     return out
 
 
-def move_body(new_state: table.Game, events: Sequence[Event], seat: int) -> tuple[JSON, str]:
+def move_body(new_state: table.Table, events: Sequence[Event], seat: int) -> tuple[JSON, str]:
     """The answer to ``seat``'s move: the events it appended as that seat may see
     them, and the same as compact JSON."""
     first = new_state.version - len(events) + 1

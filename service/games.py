@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from schemas.moves import parse_move
 from service import presence
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import JSON, Event, Move
 from service.engines.shuffle import commitment, new_client_seed, new_server_seed
 from service.idempotency import (
@@ -54,7 +54,7 @@ VIEWS_KEPT: Final = 2048
 MAX_STEPS: Final = 64
 """System steps one :meth:`GameService.advance` call takes at most (a guard, never reached)."""
 
-Decide = Callable[[table.Game], list[Event]]
+Decide = Callable[[table.Table], list[Event]]
 
 
 def new_game_id() -> str:
@@ -86,12 +86,12 @@ class GameService:
         self.repository = GameRepository(runtime, store, followup, start_drain)
         self.seats = SeatAccess(self.repository)
         self.creations = CreationKeys(store.creations)
-        self.views: LRU[tuple[str, int | None], tuple[table.Game, str]] = LRU(VIEWS_KEPT)
+        self.views: LRU[tuple[str, int | None], tuple[table.Table, str]] = LRU(VIEWS_KEPT)
         """``(game_id, seat or None) → (state, JSON)`` of views rendered lately
         (:func:`service.api.views.view_json`)."""
 
     # -- queries -------------------------------------------------------------
-    def load(self, game_id: str) -> table.Game:
+    def load(self, game_id: str) -> table.Table:
         """The current state; :class:`GameNotFound` for an unknown (or malformed) id."""
         return self.repository.load(game_id)
 
@@ -100,8 +100,8 @@ class GameService:
         game_id: str,
         after: int = 0,
         limit: int | None = None,
-        state: table.Game | None = None,
-    ) -> tuple[table.Game, list[StoredEvent]]:
+        state: table.Table | None = None,
+    ) -> tuple[table.Table, list[StoredEvent]]:
         """See :meth:`service.repository.GameRepository.events`."""
         return self.repository.events(game_id, after, limit, state)
 
@@ -115,18 +115,18 @@ class GameService:
         """See :meth:`service.seataccess.SeatAccess.authenticate`."""
         return self.seats.authenticate(game_id, token, required=required)
 
-    def seat_and_state(self, game_id: str, token: str | None) -> tuple[int, table.Game]:
+    def seat_and_state(self, game_id: str, token: str | None) -> tuple[int, table.Table]:
         """See :meth:`service.seataccess.SeatAccess.seat_and_state`."""
         return self.seats.seat_and_state(game_id, token)
 
-    def seat_for_move(self, game_id: str, token: str | None) -> tuple[int, table.Game, str | None]:
+    def seat_for_move(self, game_id: str, token: str | None) -> tuple[int, table.Table, str | None]:
         """See :meth:`service.seataccess.SeatAccess.seat_for_move`."""
         return self.seats.seat_for_move(game_id, token)
 
     # -- tables and seats --------------------------------------------------------
     def create_game(
         self, game: str, options: Mapping[str, Any] | None = None, seats: int | None = None
-    ) -> table.Game:
+    ) -> table.Table:
         """A new table, seating; its seed is drawn and kept, its commitment published."""
         return self.repository.create(*self._draft(game, options, seats), new_game_id)
 
@@ -222,7 +222,7 @@ class GameService:
         return self.store.idempotent_result(game_id, stored_key) if stored_key else None
 
     def _seated(
-        self, state: table.Game, taken: table.SeatTaken, idempotency_key: str | None
+        self, state: table.Table, taken: table.SeatTaken, idempotency_key: str | None
     ) -> SeatGrant:
         """The answer to a seat just taken; the first deal when it was the last."""
         game_id = state.game_id
@@ -250,7 +250,7 @@ class GameService:
         return SeatGrant(seat, record["name"], bot, record["client_seed"], token, state)
 
     # -- presence --------------------------------------------------------------
-    def seat_present(self, game_id: str, seat: int, state: table.Game | None = None) -> None:
+    def seat_present(self, game_id: str, seat: int, state: table.Table | None = None) -> None:
         """See :func:`service.presence.seat_present`."""
         presence.seat_present(self.repository, game_id, seat, state)
 
@@ -267,7 +267,7 @@ class GameService:
         move: object,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
-        state: table.Game | None = None,
+        state: table.Table | None = None,
         last_entry: str | None = None,
     ) -> MoveResult:
         """A seat's move: shape-checked, decided by the engine, appended atomically.
@@ -287,9 +287,9 @@ class GameService:
             idempotency_key = seat_scoped_key(seat, idempotency_key)
         parsed: list[dict[str, Any]] = []
 
-        def decide(state: table.Game) -> list[Event]:
+        def decide(state: table.Table) -> list[Event]:
             if not parsed:
-                parsed.append(parse_move(state.game, move))
+                parsed.append(parse_move(state.kind, move))
             return [*table.come_back(state, seat), *table.decide(state, seat, parsed[0])]
 
         try:
@@ -321,7 +321,7 @@ class GameService:
         move: Move,
         expected_version: int | None,
         timed_out: bool = False,
-        state: table.Game | None = None,
+        state: table.Table | None = None,
     ) -> MoveResult:
         """A move made for ``seat`` without its token (bots, turn timeouts).
 
@@ -331,7 +331,7 @@ class GameService:
         loaded, to decide on.
         """
 
-        def decide(state: table.Game) -> list[Event]:
+        def decide(state: table.Table) -> list[Event]:
             if timed_out:
                 return table.time_out(state, seat, move)
             return table.decide(state, seat, move)
@@ -373,12 +373,12 @@ class GameService:
         expected_version: int | None,
         idempotency_key: str | None,
         fingerprint: str | None,
-        state: table.Game | None = None,
+        state: table.Table | None = None,
         last_entry: str | None = None,
     ) -> MoveResult:
         answers: list[tuple[JSON, str]] = []
 
-        def respond(new_state: table.Game, events: Sequence[Event]) -> str:
+        def respond(new_state: table.Table, events: Sequence[Event]) -> str:
             body, text = move_body(new_state, events, seat)
             answers.append((body, text))  # the last decision's is the one appended
             return text if fingerprint is None else move_record(fingerprint, text)
@@ -399,9 +399,9 @@ class GameService:
         expected_version: int | None,
         idempotency_key: str | None = None,
         respond: Respond | None = None,
-        loaded: table.Game | None = None,
+        loaded: table.Table | None = None,
         last_entry: str | None = None,
-    ) -> tuple[table.Game, list[Event], AppendResult]:
+    ) -> tuple[table.Table, list[Event], AppendResult]:
         """Decide on the current state (``loaded``, if just read) and save;
         re-decide after a lost race unless the caller pinned ``expected_version``.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Final
 
-from service.engines import game as table
+from service.engines import table
 from service.store import VersionConflict
 
 from .repository import GameRepository, touch_quietly
@@ -22,14 +22,14 @@ log = logging.getLogger("cardroom.games")
 CONFLICT_RETRIES: Final = 5
 """How often a command without an expected version is re-decided after losing a race."""
 ABANDONED_IDLE: Final = "idle"
-"""The reason of a :class:`~service.engines.game.GameAbandoned` nobody acted for."""
+"""The reason of a :class:`~service.engines.table.GameAbandoned` nobody acted for."""
 
 
 def seat_present(
-    repository: GameRepository, game_id: str, seat: int, state: table.Game | None = None
+    repository: GameRepository, game_id: str, seat: int, state: table.Table | None = None
 ) -> None:
     """An authenticated request of ``seat`` (a view, a stream): if it was away, it is
-    back (:class:`~service.engines.game.SeatBack`). Only its own move resets the
+    back (:class:`~service.engines.table.SeatBack`). Only its own move resets the
     count of turns it missed while not yet away. A bot's move for the seat that
     lands first is no reason to stay away: the seat is brought back on the new
     state (a few tries)."""
@@ -52,7 +52,7 @@ def abandon_if_idle(
 ) -> bool:
     """End a started game nobody has acted in for ``limit_s`` (no seat brought
     back, no move made by a person) at ``now_ms`` (Redis's time unless given):
-    :class:`~service.engines.game.GameAbandoned`. A table with a seat still
+    :class:`~service.engines.table.GameAbandoned`. A table with a seat still
     free is left to the retention pass, which expires it. Returns whether it
     was abandoned now."""
     if limit_s <= 0:

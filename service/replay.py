@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from schemas.codec import EventDecodeError, decode_event, encode_event
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import JSON, Event, RuleError
 from service.engines.shuffle import ALGORITHM, SeedError, Shuffler, parse_server_seed
 
@@ -45,7 +45,7 @@ def deck_size(game: str, options: Mapping[str, Any]) -> int:
 
 
 # -- writing the document ----------------------------------------------------
-def build_replay(state: table.Game, events: Sequence[Any], viewer: int | None = None) -> JSON:
+def build_replay(state: table.Table, events: Sequence[Any], viewer: int | None = None) -> JSON:
     """The replay document of a game for ``viewer`` (``None``: the public).
 
     ``events`` are the stored events in order; each has ``version``,
@@ -54,7 +54,7 @@ def build_replay(state: table.Game, events: Sequence[Any], viewer: int | None = 
     revealed = state.server_seed is not None
     seed = bytes.fromhex(state.server_seed) if state.server_seed else None
     shuffler = state.shuffler(seed) if seed is not None else None
-    size = deck_size(state.game, state.options)
+    size = deck_size(state.kind, state.options)
     deals: list[JSON] = []
     out_events: list[JSON] = []
     for stored in events:
@@ -67,7 +67,7 @@ def build_replay(state: table.Game, events: Sequence[Any], viewer: int | None = 
         "format": FORMAT,
         "algorithm": ALGORITHM,
         "game_id": state.game_id,
-        "game": state.game,
+        "game": state.kind,
         "options": state.options,
         "status": state.status,
         "complete": state.over and revealed,
@@ -245,7 +245,7 @@ def _jsonish(value: Any) -> Any:
     return value
 
 
-def verify_game(state: table.Game, events: Sequence[Any]) -> JSON:
+def verify_game(state: table.Table, events: Sequence[Any]) -> JSON:
     """What ``GET /games/{id}/verify`` answers."""
     if state.server_seed is None:
         return {

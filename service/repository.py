@@ -16,7 +16,7 @@ from typing import Protocol
 
 from service import lag
 from service.config import Settings
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import JSON, Event
 from service.metrics import APPEND_SECONDS
 from service.store import (
@@ -38,7 +38,7 @@ log = logging.getLogger("cardroom.games")
 Followup = Callable[[str, int], None]
 StartDrain = Callable[[int, str], None]
 """``start_drain(slot, token)``: enqueue the drain job of a slot an append took."""
-Respond = Callable[[table.Game, Sequence[Event]], str]
+Respond = Callable[[table.Table, Sequence[Event]], str]
 """Renders a command's answer from the new state and its events (kept with its key)."""
 
 
@@ -87,19 +87,19 @@ class GameRepository:
         self.start_drain: StartDrain = start_drain or workers.enqueue_drain
 
     # -- loading ---------------------------------------------------------------
-    def load(self, game_id: str) -> table.Game:
+    def load(self, game_id: str) -> table.Table:
         """The current state; :class:`GameNotFound` for an unknown (or malformed) id."""
         if not keys.GAME_ID_RE.fullmatch(game_id):
             raise GameNotFound(game_id)
         return load_game(self.store, game_id, self.cache)
 
-    def cached(self, game_id: str) -> tuple[table.Game, int | None] | None:
+    def cached(self, game_id: str) -> tuple[table.Table, int | None] | None:
         """The state this process last loaded or saved, and its last entry's time."""
         return self.cache.entry(game_id)
 
     def events(
-        self, game_id: str, after: int, limit: int | None, state: table.Game | None
-    ) -> tuple[table.Game, list[StoredEvent]]:
+        self, game_id: str, after: int, limit: int | None, state: table.Table | None
+    ) -> tuple[table.Table, list[StoredEvent]]:
         """The state (``state`` if given, else loaded now) and the stored events after
         ``after``, never past the state's version (so redacting them against that
         state is consistent)."""
@@ -122,7 +122,7 @@ class GameRepository:
         ], next_cursor
 
     # -- saving ------------------------------------------------------------------
-    def create(self, seed: bytes, events: list[Event], new_id: Callable[[], str]) -> table.Game:
+    def create(self, seed: bytes, events: list[Event], new_id: Callable[[], str]) -> table.Table:
         """Write a drafted table: its seed, its first event, its index entry
         (``new_id()`` draws another id should the drafted one be taken)."""
         while True:
@@ -146,12 +146,12 @@ class GameRepository:
 
     def save(
         self,
-        state: table.Game,
+        state: table.Table,
         events: list[Event],
         idempotency_key: str | None = None,
         respond: Respond | None = None,
         last_entry: str | None = None,
-    ) -> tuple[table.Game, AppendResult]:
+    ) -> tuple[table.Table, AppendResult]:
         """Append ``events`` at ``state``'s version and hand the game over.
 
         ``respond`` renders the answer, kept with the idempotency key so a
@@ -182,7 +182,7 @@ class GameRepository:
         return new_state, AppendResult(result.first_version, result.last_version, False, response)
 
     def projection(
-        self, old: table.Game, new: table.Game, events: Sequence[Event]
+        self, old: table.Table, new: table.Table, events: Sequence[Event]
     ) -> Projection | None:
         """What the append needs to project itself, when folding it is all a
         follow-up would do (see :class:`service.store.Projection`); else ``None``.
@@ -213,8 +213,8 @@ class GameRepository:
 
     def _hand_over(
         self,
-        old: table.Game | None,
-        new: table.Game,
+        old: table.Table | None,
+        new: table.Table,
         result: AppendResult,
         dispatch: Dispatch | None = None,
     ) -> None:

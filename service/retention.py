@@ -35,7 +35,7 @@ import fsspec  # type: ignore[import-untyped]
 from prometheus_client import Counter, Gauge
 
 from schemas.codec import decode_event
-from service.engines import game as table
+from service.engines import table
 
 from . import lag
 from .config import Settings, settings
@@ -249,7 +249,7 @@ def read_archive(game_id: str, url: str) -> list[StoredEvent]:
 
 def events_or_archive(
     store: EventStore, game_id: str, url: str | None = None
-) -> tuple[table.Game, list[StoredEvent]]:
+) -> tuple[table.Table, list[StoredEvent]]:
     """A game's state and events, from Redis or, once archived, from its archive."""
     try:
         state = load_game(store, game_id)

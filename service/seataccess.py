@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any, Final
 
-from service.engines import game as table
+from service.engines import table
 from service.seattokens import derive_token, server_key
 from service.store import LRU, EventStore, GameNotFound, keys, load_game_and_tokens
 
@@ -69,7 +69,7 @@ class SeatAccess:
             raise Forbidden()
         return seat
 
-    def seat_and_state(self, game_id: str, token: str | None) -> tuple[int, table.Game]:
+    def seat_and_state(self, game_id: str, token: str | None) -> tuple[int, table.Table]:
         """:meth:`authenticate` (a token is required) and the state in one round
         trip to Redis: the token hashes are read by the same script as the state."""
         if token is None:
@@ -83,7 +83,7 @@ class SeatAccess:
             raise Forbidden()
         return seat, state
 
-    def seat_for_move(self, game_id: str, token: str | None) -> tuple[int, table.Game, str | None]:
+    def seat_for_move(self, game_id: str, token: str | None) -> tuple[int, table.Table, str | None]:
         """The seat ``token`` opens and the state to decide its move on, with no
         round trip when this process has the game cached: the state kept by
         its last load or append, and the token among the seats' hashes its

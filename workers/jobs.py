@@ -30,7 +30,7 @@ from typing import Any, Final, cast
 from service import lag
 from service.answers import on_revealed
 from service.coalesce import LOST
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import JSON, RuleError
 from service.fairness import projection as fairness
 from service.store import (
@@ -168,7 +168,7 @@ def process_game(game_id: str) -> JSON:
 
 def _next_action(
     game_id: str,
-    state: table.Game,
+    state: table.Table,
     starts: dict[int, int],
     now: int,
     before_acting: Callable[[], None] = lambda: None,
@@ -254,7 +254,7 @@ class Writes:
 
 @dataclass
 class Round:
-    state: table.Game
+    state: table.Table
     starts: dict[int, int]
     """When each seat's current turn began (ms)."""
     seen: str
@@ -266,13 +266,13 @@ class Round:
     """The projection's writes, not sent yet."""
 
 
-def project(game_id: str) -> table.Game:
+def project(game_id: str) -> table.Table:
     """Fold the events after the snapshot into a newer snapshot (see
     :func:`project_with_starts`)."""
     return project_with_starts(game_id)[0]
 
 
-def project_with_starts(game_id: str) -> tuple[table.Game, dict[int, int]]:
+def project_with_starts(game_id: str) -> tuple[table.Table, dict[int, int]]:
     """Fold the events after the snapshot into a newer snapshot; the state and
     when each seat's current turn began (ms)."""
     round_ = project_round(game_id, begin=False)
@@ -328,7 +328,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
         state = table.apply(state, stored.event)
         ledger.update(_ledger_entries(stored))
     assert state is not None
-    # a turn starts where the fold says it does (Game.turn_since), also when the
+    # a turn starts where the fold says it does (Table.turn_since), also when the
     # seat that moved is to act again at once
     begun, idle = table.turn_changes(state, after)
     times = {stored.version: stored.at_ms for stored in tail}
@@ -356,7 +356,7 @@ def _starts(marks: dict[str, str]) -> dict[int, int]:
     return {int(k[len(keys.TURN_FIELD) :]): int(v.partition(":")[2]) for k, v in marks.items()}
 
 
-def _to_act(state: table.Game | None) -> set[int]:
+def _to_act(state: table.Table | None) -> set[int]:
     if state is None or not state.seated or state.over:
         return set()
     if table.pending(state) is not None:
@@ -395,12 +395,12 @@ def turn_starts(game_id: str) -> dict[int, int]:
 
 
 # -- bots and timeouts -------------------------------------------------------------
-def _automatic(state: table.Game, seat: int) -> bool:
+def _automatic(state: table.Table, seat: int) -> bool:
     """A seat the workers move for: a bot, or a person marked away."""
     return table.plays_automatically(state, seat)
 
 
-def _play(game_id: str, seat: int, move: JSON, state: table.Game, *, timed_out: bool) -> bool:
+def _play(game_id: str, seat: int, move: JSON, state: table.Table, *, timed_out: bool) -> bool:
     try:
         context().service.play_as(
             game_id, seat, move, expected_version=state.version, timed_out=timed_out, state=state

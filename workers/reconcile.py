@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Final
 
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import JSON
 from service.retention import periodic_pass
 from service.store import keys

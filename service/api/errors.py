@@ -25,8 +25,8 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from schemas.moves import BodyError, body_error
 from service.engines.base import OptionError, RuleError
 from service.engines.cards import CardError
-from service.engines.game import TableError
 from service.engines.shuffle import SeedError
+from service.engines.table import TableError
 from service.errors import (
     BadClientSecret,
     Forbidden,

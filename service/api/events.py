@@ -36,7 +36,7 @@ from flask import Blueprint, Response, current_app, request
 from schemas.api import EventsPage, EventsQuery, StreamQuery
 from service.answers import IMMUTABLE, ended_answer
 from service.bodies import event_json
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import JSON
 from service.games import GameService
 
@@ -143,13 +143,13 @@ def _line(kind: str, version: int, **payload: JSON) -> str:
     return json.dumps({"kind": kind, "version": version, **payload}, separators=(",", ":")) + "\n"
 
 
-def finished(state: table.Game) -> bool:
+def finished(state: table.Table) -> bool:
     return state.over and state.server_seed is not None
 
 
 def live_lines(
     svc: GameService,
-    state: table.Game,
+    state: table.Table,
     viewer: int | None,
     after: int | None,
     keepalive_ms: int,

@@ -25,7 +25,7 @@ def create_game() -> Response:
     state = opened.state
     created = GameCreated(
         game_id=state.game_id,
-        game=state.game,  # type: ignore[arg-type]
+        game=state.kind,  # type: ignore[arg-type]
         seats=state.seat_count,
         options=state.options,
         commitment=state.commitment,

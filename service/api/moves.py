@@ -16,7 +16,7 @@ bp = Blueprint("moves", __name__)
 def submit_move(game_id: str) -> Response:
     svc = service()
     seat, state, cached = svc.seat_for_move(game_id, bearer_token())
-    g.cardroom_game = state.game  # for the moves metric, no look-up needed
+    g.cardroom_game = state.kind  # for the moves metric, no look-up needed
     charge_move(game_id, seat)
     req = body(MoveRequest)
     result = svc.submit_move(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import JSON
 from service.store import EventStore
 
@@ -22,7 +22,7 @@ def _at(values: Any, i: int) -> Any:
     return values[i] if isinstance(values, list | tuple) and i < len(values) else None
 
 
-def progress(state: table.Game, view: JSON) -> JSON:
+def progress(state: table.Table, view: JSON) -> JSON:
     """The ``progress`` block of a view built from the engine's ``table`` view."""
     t: JSON = view.get("table") or {}
     to_act = set(view.get("to_act") or [])
@@ -57,7 +57,7 @@ def progress(state: table.Game, view: JSON) -> JSON:
     }
 
 
-def full_view(state: table.Game, viewer: int | None, store: EventStore | None = None) -> JSON:
+def full_view(state: table.Table, viewer: int | None, store: EventStore | None = None) -> JSON:
     """The table fold's view of ``viewer`` with the common ``progress`` block and,
     given the store, the turn clock (``turn_limit_s``, ``turn_deadlines_ms``)."""
     view = table.view(state, viewer)

@@ -1,7 +1,7 @@
 """When each seat's current turn times out, for the views.
 
 The fold knows from which version each seat's turn has run
-(:attr:`~service.engines.game.Game.turn_since`); the time of that version's
+(:attr:`~service.engines.table.Table.turn_since`); the time of that version's
 event (the ``at_ms`` of its stream entry, stamped by Redis's clock and
 public like every event's) plus the table's turn limit
 (:func:`service.store.clock.turn_deadline_ms`) is the moment, by Redis's
@@ -18,13 +18,13 @@ no extra round trip.
 
 from __future__ import annotations
 
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import JSON
 from service.store import EventStore
 from service.store.clock import turn_deadline_ms
 
 
-def turn_clock(store: EventStore, state: table.Game) -> JSON:
+def turn_clock(store: EventStore, state: table.Table) -> JSON:
     """``turn_limit_s`` (the table's limit, null: none) and ``turn_deadlines_ms`` (per
     seat: when its running turn times out, ms since the epoch, or null)."""
     limit = state.turn_timeout_s

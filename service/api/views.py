@@ -16,7 +16,7 @@ from __future__ import annotations
 import orjson
 
 from schemas.api import GameView
-from service.engines import game as table
+from service.engines import table
 from service.games import GameService
 
 from .progress import full_view
@@ -40,7 +40,7 @@ def view_json(svc: GameService, game_id: str, token: str | None) -> str:
     return text
 
 
-def render(state: table.Game, seat: int | None, svc: GameService) -> str:
+def render(state: table.Table, seat: int | None, svc: GameService) -> str:
     """The JSON of ``seat``'s view of ``state`` (``None``: the public one).
 
     The view is written as the fold built it, like the live stream's ``view``
@@ -52,7 +52,7 @@ def render(state: table.Game, seat: int | None, svc: GameService) -> str:
     return orjson.dumps(full_view(state, seat, svc.store)).decode()
 
 
-def validated(state: table.Game, seat: int | None, svc: GameService) -> str:
+def validated(state: table.Table, seat: int | None, svc: GameService) -> str:
     """:func:`render` through the :class:`schemas.api.GameView` model: the
     published schema's reading of the same view."""
     return GameView.model_validate(full_view(state, seat, svc.store)).model_dump_json(

@@ -10,15 +10,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.engines.shuffle import commitment
 
-Policy = Callable[[table.Game, int, list[dict[str, Any]], random.Random], dict[str, Any]]
+Policy = Callable[[table.Table, int, list[dict[str, Any]], random.Random], dict[str, Any]]
 
 
 def random_legal(
-    state: table.Game, seat: int, legal: list[dict[str, Any]], rng: random.Random
+    state: table.Table, seat: int, legal: list[dict[str, Any]], rng: random.Random
 ) -> dict[str, Any]:
     """Pick uniformly among the listed legal moves."""
     return rng.choice(legal)
@@ -27,12 +27,12 @@ def random_legal(
 @dataclass
 class PlayedGame:
     events: list[Event] = field(default_factory=list)
-    states: list[table.Game] = field(default_factory=list)
+    states: list[table.Table] = field(default_factory=list)
     server_seed: bytes = b""
     moves: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
     @property
-    def state(self) -> table.Game:
+    def state(self) -> table.Table:
         return self.states[-1]
 
 
@@ -73,7 +73,7 @@ def play(
     policies: Mapping[int, Policy] | None = None,
     default: Policy = random_legal,
     max_moves: int = 200_000,
-    until: Callable[[table.Game], bool] | None = None,
+    until: Callable[[table.Table], bool] | None = None,
 ) -> PlayedGame:
     """Play until the game is over (or ``until`` holds), checking that every
     chosen move is accepted."""

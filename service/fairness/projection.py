@@ -26,7 +26,7 @@ from functools import cache
 from typing import Any, Final, NamedTuple, Protocol, cast
 
 from schemas.codec import unpack_event
-from service.engines import game as table
+from service.engines import table
 from service.engines.registry import engine_for
 from service.store import keys
 
@@ -59,12 +59,12 @@ def pending_key(game_id: str) -> str:
     return keys.fairness_notes(game_id)
 
 
-def _names(state: table.Game) -> list[str | None]:
+def _names(state: table.Table) -> list[str | None]:
     return [None if s is None else s.name for s in state.seats]
 
 
 def notes(
-    state: table.Game, events: Iterable[HasEvent], last: dict[str, Any] | None = None
+    state: table.Table, events: Iterable[HasEvent], last: dict[str, Any] | None = None
 ) -> tuple[dict[str, list[str]], dict[str, Any] | None]:
     """The observations among ``events``, by note: ``d:<deal>`` (a deal's) and
     ``p:<version>`` (an Azi pot's winner); and the latest deal's summary."""
@@ -73,16 +73,16 @@ def notes(
     for stored in events:
         event = stored.event
         if getattr(event, "is_deal", False):
-            found[f"d:{event.deal}"] = deal_fields(state.game, state.options, event, names)
+            found[f"d:{event.deal}"] = deal_fields(state.kind, state.options, event, names)
             last = deal_summary(event)
         elif event.type == "PotSettled" and last is not None:
-            pot = pot_observation(state.game, state.options, event.winner, last)
+            pot = pot_observation(state.kind, state.options, event.winner, last)
             found[f"p:{stored.version}"] = [pot.field()]
     return found, last
 
 
 def observe(
-    state: table.Game, events: Iterable[HasEvent], last: dict[str, Any] | None = None
+    state: table.Table, events: Iterable[HasEvent], last: dict[str, Any] | None = None
 ) -> tuple[dict[str, str], dict[str, Any] | None]:
     """Pending fields for ``events``: their :func:`notes` and ``last`` (the
     latest deal's summary, when they hold a deal)."""
@@ -93,7 +93,7 @@ def observe(
     return fields, after
 
 
-def counted(state: table.Game) -> bool:
+def counted(state: table.Table) -> bool:
     """A game's hands are public once it has ended and its seed is revealed."""
     return state.over and state.server_seed is not None
 
@@ -112,14 +112,14 @@ def _count(found: Iterable[tuple[str, list[str]]]) -> tuple[Counter[str], int]:
     return counts, deals
 
 
-def game_counts(state: table.Game, events: Sequence[HasEvent]) -> tuple[Counter[str], int]:
+def game_counts(state: table.Table, events: Sequence[HasEvent]) -> tuple[Counter[str], int]:
     """A whole game's counts and deals, from its stream (for rebuilds): what
     :func:`tally` gives of the pending fields of all its events, without the
     JSON in between."""
     return _count(notes(state, events)[0].items())
 
 
-def record(redis: Any, game_id: str, events: Sequence[HasEvent], state: table.Game) -> None:
+def record(redis: Any, game_id: str, events: Sequence[HasEvent], state: table.Table) -> None:
     """The worker's hook: note the deals among ``events`` (just folded into
     ``state``) and, once the game's hands are public, count the game."""
     last: dict[str, Any] | None = None
@@ -176,7 +176,7 @@ def _noted_types(game: str) -> frozenset[str]:
     return frozenset((*TABLE_FACTS, *deals, "PotSettled"))
 
 
-def counted_stream(store: Any, game_id: str) -> tuple[table.Game, list[Noted]] | None:
+def counted_stream(store: Any, game_id: str) -> tuple[table.Table, list[Noted]] | None:
     """What a rebuild counts of a game: its table and the events its counts
     read, or ``None`` while its hands are not public.
 

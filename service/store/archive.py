@@ -14,7 +14,7 @@ from typing import Any, TypeGuard
 
 from schemas.codec import EventDecodeError, decode_event
 from schemas.compact import compact
-from service.engines.game import GameCreated
+from service.engines.table import GameCreated
 
 from . import keys
 from .errors import CorruptExport, GameExists, GameNotFound, VersionConflict

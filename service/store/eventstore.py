@@ -37,8 +37,8 @@ from schemas.codec import (
 )
 from schemas.compact import expand
 from service.engines.base import Event
-from service.engines.game import Game, GameCreated
 from service.engines.registry import GAMES
+from service.engines.table import GameCreated, Table
 
 from . import keys, lua
 from .clients import (
@@ -141,7 +141,7 @@ class Projection:
 
     Only on a standalone Redis (the timers index is not in a game's slot)."""
 
-    state: Game
+    state: Table
     """The state after the events appended."""
     begun: Mapping[int, int]
     """Seat -> the version at which its turn began, for the turns that began in
@@ -187,7 +187,7 @@ class LoadParts:
     """The version of the stream's last entry."""
     at_ms: int
     """The time part of that entry's id."""
-    base: Game | None
+    base: Table | None
     """A usable snapshot newer than the cached state, else the cached state
     handed in when ``cached``, else ``None`` (``events`` then start at the
     game's first)."""
@@ -354,8 +354,8 @@ class EventStore:
         )
         return (
             encode_state(state),
-            state_schema_id(state.game),
-            state.game,
+            state_schema_id(state.kind),
+            state.kind,
             begun,
             " ".join(map(str, projection.idle)),
             " ".join(map(str, projection.to_act)),
@@ -524,7 +524,7 @@ class EventStore:
     def load_parts(
         self,
         game_id: str,
-        cached: tuple[Game, int | None] | None = None,
+        cached: tuple[Table, int | None] | None = None,
         *,
         tokens: bool = False,
     ) -> LoadParts:
@@ -546,7 +546,7 @@ class EventStore:
     def queue_load(
         self,
         game_id: str,
-        cached: tuple[Game, int | None] | None = None,
+        cached: tuple[Table, int | None] | None = None,
         *,
         tokens: bool = False,
         pipe: Pipe | None = None,
@@ -562,7 +562,7 @@ class EventStore:
         return run_script(self._load, script_keys, [have, have_at, *self._schemas()], pipe)
 
     def parse_load(
-        self, game_id: str, reply: Any, cached: tuple[Game, int | None] | None = None
+        self, game_id: str, reply: Any, cached: tuple[Table, int | None] | None = None
     ) -> LoadParts:
         """:meth:`load_parts` from the reply of :meth:`queue_load`."""
         if not reply:
@@ -570,14 +570,14 @@ class EventStore:
         last_id, still_cached, snapshot, raw_rows, raw_tokens = reply
         rows: Rows = [(entry_id, _pairs(fields)) for entry_id, fields in raw_rows]
         version, at_ms = _split_id(last_id)
-        base: Game | None
+        base: Table | None
         if snapshot is not None:
             game = snapshot[1].decode()
             base = decode_state(game, snapshot[2])
         elif still_cached:
             assert cached is not None
             base = cached[0]
-            game = base.game
+            game = base.kind
         else:
             base = None
             game = self._remember(game_id, rows[0][1])
@@ -673,20 +673,20 @@ class EventStore:
         return game
 
     # -- snapshots ----------------------------------------------------------
-    def save_snapshot(self, game_id: str, state: Game) -> bool:
+    def save_snapshot(self, game_id: str, state: Table) -> bool:
         """Keep ``state`` as the game's snapshot unless one at the same or a
         newer version is already kept; True if it replaced the old one."""
         return bool(self.queue_save_snapshot(game_id, state))
 
-    def queue_save_snapshot(self, game_id: str, state: Game, pipe: Pipe | None = None) -> Any:
+    def queue_save_snapshot(self, game_id: str, state: Table, pipe: Pipe | None = None) -> Any:
         """:meth:`save_snapshot` run now, or queued on ``pipe``."""
         if state.game_id != game_id:
             raise ValueError(f"state of game {state.game_id!r} saved as {game_id!r}")
-        schema_id = state_schema_id(state.game)
-        args: list[Any] = [state.version, state.game, encode_state(state), schema_id]
+        schema_id = state_schema_id(state.kind)
+        args: list[Any] = [state.version, state.kind, encode_state(state), schema_id]
         return run_script(self._save_snapshot, [keys.snapshot(game_id)], args, pipe)
 
-    def load_snapshot(self, game_id: str) -> Game | None:
+    def load_snapshot(self, game_id: str) -> Table | None:
         """The kept snapshot, or ``None`` if there is none or it was written
         while the engine's state had another shape (the load path then folds
         the whole stream)."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from service.engines.game import Game, fold
+from service.engines.table import Table, fold
 
 from .errors import GameNotFound
 from .eventstore import EventStore
@@ -41,7 +41,7 @@ def load_game(
     game_id: str,
     cache: Cache = STORE_CACHE,
     snapshot_every: int | None = None,
-) -> Game:
+) -> Table:
     """The game's state at the stream's version when read, in one round trip
     to Redis (:meth:`EventStore.load_parts`); :class:`GameNotFound` if none.
 
@@ -56,7 +56,7 @@ def load_game_and_tokens(
     game_id: str,
     cache: Cache = STORE_CACHE,
     snapshot_every: int | None = None,
-) -> tuple[Game, dict[bytes, bytes]]:
+) -> tuple[Table, dict[bytes, bytes]]:
     """:func:`load_game` and the game's token hashes (``sha256(token) → seat``),
     read in the same single round trip."""
     state, token_hashes = _load(store, game_id, cache, snapshot_every, tokens=True)
@@ -71,7 +71,7 @@ def _load(
     snapshot_every: int | None,
     *,
     tokens: bool,
-) -> tuple[Game, dict[bytes, bytes] | None]:
+) -> tuple[Table, dict[bytes, bytes] | None]:
     cache = store.states if given == STORE_CACHE else given
     assert not isinstance(cache, str)
     cached = cache.entry(game_id) if cache is not None else None
@@ -93,6 +93,6 @@ def _load(
     return state, parts.token_hashes
 
 
-def _keep(cache: StateCache | None, state: Game, at_ms: int) -> None:
+def _keep(cache: StateCache | None, state: Table, at_ms: int) -> None:
     if cache is not None:
         cache.put(state, at_ms)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from service.engines.game import Game
+from service.engines.table import Table
 
 from .lru import LRU
 
@@ -18,17 +18,17 @@ class StateCache:
 
     def __init__(self, maxsize: int = DEFAULT_CACHE_SIZE) -> None:
         self.maxsize = maxsize
-        self._states: LRU[str, tuple[Game, int | None]] = LRU(maxsize)
+        self._states: LRU[str, tuple[Table, int | None]] = LRU(maxsize)
 
-    def get(self, game_id: str) -> Game | None:
+    def get(self, game_id: str) -> Table | None:
         entry = self.entry(game_id)
         return None if entry is None else entry[0]
 
-    def entry(self, game_id: str) -> tuple[Game, int | None] | None:
+    def entry(self, game_id: str) -> tuple[Table, int | None] | None:
         """The kept state and the time of its last event's entry (if known)."""
         return self._states.get(game_id)
 
-    def put(self, state: Game, at_ms: int | None = None) -> None:
+    def put(self, state: Table, at_ms: int | None = None) -> None:
         """Keep ``state`` unless a newer state of its game is already kept.
         ``at_ms``: the time part of its last event's entry id, if known."""
         self._states.put(

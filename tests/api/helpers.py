@@ -11,7 +11,7 @@ from typing import Any
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from service.engines import game as table
+from service.engines import table
 from service.games import GameService
 
 CARD_RE = re.compile(r"^(?:[2-9TJQKA][CDHS]|BJ|RJ)$")
@@ -92,7 +92,7 @@ class Api:
 
 
 # -- the truth, straight from the store ------------------------------------------------
-def true_hand(state: table.Game, seat: int) -> set[str]:
+def true_hand(state: table.Table, seat: int) -> set[str]:
     """The cards ``seat`` holds: the engine's own answer on the state folded from the
     store (not what the HTTP layer served)."""
     hand = state.engine.view(state.engine_state, seat).get("hand") or []
@@ -106,7 +106,7 @@ class Truth:
 
     service: GameService
     game_id: str
-    states: list[table.Game | None] = field(default_factory=lambda: [None])
+    states: list[table.Table | None] = field(default_factory=lambda: [None])
     deal_at: list[int] = field(default_factory=lambda: [-1])
     owned: list[list[set[str]]] = field(default_factory=lambda: [[]])
 
@@ -124,7 +124,7 @@ class Truth:
             self.owned.append(owned)
 
     @property
-    def current(self) -> table.Game:
+    def current(self) -> table.Table:
         state = self.states[-1]
         assert state is not None
         return state

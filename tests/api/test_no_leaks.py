@@ -180,7 +180,7 @@ def test_redacted_replay_and_stream_before_the_end(api: Api) -> None:
 
 def test_the_scan_catches_leaks(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     """The checks above would fail if events went out unredacted or a view showed a hand."""
-    from service.engines import game as table
+    from service.engines import table
 
     real_view = table.view
     monkeypatch.setattr(table, "redact", lambda state, event, viewer: event)
@@ -188,7 +188,7 @@ def test_the_scan_catches_leaks(api: Api, monkeypatch: pytest.MonkeyPatch) -> No
         play_over_http(api, "azi", {"buy_in": 40}, 3, 1)
     monkeypatch.undo()
 
-    def spying_view(state: table.Game, viewer: int | None) -> dict[str, Any]:
+    def spying_view(state: table.Table, viewer: int | None) -> dict[str, Any]:
         out = real_view(state, viewer)
         if viewer is not None:
             out["table"]["next_hand"] = real_view(state, (viewer + 1) % state.seat_count)["hand"]

@@ -20,7 +20,7 @@ from service.api.errors import PROBLEMS, handle, render_for
 from service.engines.base import RuleError
 from service.engines.cards import CardError
 from service.engines.errors import EngineError
-from service.engines.game import TableError
+from service.engines.table import TableError
 from service.errors import IdempotencyKeyInUse, IdempotencyKeyReused, ServiceError
 from service.store.errors import GameNotFound, StoreError
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from service.engines import game as table
+from service.engines import table
 from service.games import GameService
 
 from .helpers import Api, bearer
@@ -17,8 +17,8 @@ from .test_events import NDJSON, read_lines
 def turn_began(api: Api, game_id: str, seat: int) -> int:
     """The time of the event from which ``seat`` has been to act without a break,
     found by folding the stored events and asking the engine who is to act."""
-    states: list[table.Game] = []
-    state: table.Game | None = None
+    states: list[table.Table] = []
+    state: table.Table | None = None
     stored = api.service.store.read(game_id)
     for s in stored:
         state = table.apply(state, s.event)

@@ -1,7 +1,7 @@
 """The contract every engine in the registry keeps, checked on random games.
 
 Each game is played with random legal moves through the pure table
-(``service.engines.game``) and, after every step:
+(``service.engines.table``) and, after every step:
 
 - folding the engine's own events from :meth:`Engine.initial` gives the live
   engine state (and folding all the table's events gives the live table);
@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.devstack import PlayedGame, new_game, push, run_system_steps
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import HIDDEN, Engine, Event, RuleError
 from service.engines.registry import GAMES, engine_for
 
@@ -61,7 +61,7 @@ def check_replay(played: PlayedGame, engine: Engine[Any], engine_state: Any) -> 
     assert engine_state == played.state.engine_state
 
 
-def check_moves(state: table.Game, engine: Engine[Any], rng: random.Random) -> None:
+def check_moves(state: table.Table, engine: Engine[Any], rng: random.Random) -> None:
     es = state.engine_state
     to_act = engine.to_act(es)
     for seat in to_act:
@@ -84,7 +84,7 @@ def check_moves(state: table.Game, engine: Engine[Any], rng: random.Random) -> N
             assert RULE_CODE.match(refused.value.rule), refused.value.rule
 
 
-def check_hidden(state: table.Game, engine: Engine[Any], deal: Event | None) -> None:
+def check_hidden(state: table.Table, engine: Engine[Any], deal: Event | None) -> None:
     """A seat sees no card now in another seat's hand beyond what the public
     sees, save cards dealt to itself (a card it gave away, where the rules
     have one change hands)."""

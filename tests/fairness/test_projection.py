@@ -74,7 +74,7 @@ def test_the_rebuilt_projection_equals_the_live_one(
     # and counting a game again changes nothing
     game_id = stack.store.list_games(status="ended", limit=1)[0][0].game_id
     events = stack.store.read(game_id)
-    from service.engines import game as table
+    from service.engines import table
 
     state = table.fold([e.event for e in events])
     projection.record(stack.runtime.redis, game_id, events, state)
@@ -92,7 +92,7 @@ def test_a_games_counts_are_those_of_its_pending_notes(
     played: tuple[Stack, list[dict[str, Any]]],
 ) -> None:
     """The rebuild counts a stream at once; the workers note it in pieces, as JSON."""
-    from service.engines import game as table
+    from service.engines import table
 
     stack, docs = played
     for doc in docs:
@@ -116,7 +116,7 @@ def test_a_rebuild_reads_of_a_stream_what_its_whole_fold_says(
     folds no play: the same table, the same verdict on whether the game
     counts, the same counts, for finished games, a table abandoned before
     its first deal, a game over whose seed is still secret and a game in play."""
-    from service.engines import game as table
+    from service.engines import table
 
     stack, docs = played
     other = Stack()  # the played games' counts stay as they are
@@ -149,9 +149,9 @@ def test_a_rebuild_reads_of_a_stream_what_its_whole_fold_says(
         if found is None:
             continue
         facts, noted = found
-        assert (facts.game_id, facts.game, facts.options, facts.seats, facts.server_seed) == (
+        assert (facts.game_id, facts.kind, facts.options, facts.seats, facts.server_seed) == (
             state.game_id,
-            state.game,
+            state.kind,
             state.options,
             state.seats,
             state.server_seed,
@@ -274,7 +274,7 @@ def test_counting_on_either_redis(
 ) -> None:
     """The notes and the atomic merge behave the same on fakeredis and Redis,
     event by event as the workers fold them, and a second count adds nothing."""
-    from service.engines import game as table
+    from service.engines import table
     from service.replay import events_from_replay
 
     _, docs = played

@@ -17,7 +17,7 @@ import redis
 
 from service.config import load_settings
 from service.devstack import Stack
-from service.engines import game as table
+from service.engines import table
 from service.games import GameService
 from service.runtime import Runtime
 from service.store import EventStore
@@ -50,8 +50,8 @@ class Cluster:
         return version
 
     def wait_until(
-        self, game_id: str, done: Callable[[table.Game], bool], deadline_s: float
-    ) -> table.Game:
+        self, game_id: str, done: Callable[[table.Table], bool], deadline_s: float
+    ) -> table.Table:
         """Block on the game's stream (no sleeping) until ``done(state)`` holds."""
         deadline = time.monotonic() + deadline_s
         state = self.service.load(game_id)
@@ -64,7 +64,7 @@ class Cluster:
         return state
 
 
-def finished(state: table.Game) -> bool:
+def finished(state: table.Table) -> bool:
     return state.over and state.server_seed is not None
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from service.devstack import wait_for
-from service.engines import game as table
+from service.engines import table
 from service.store import StoredEvent
 from tests.jobs.conftest import Cluster
 from tests.reliability.faults import figures
@@ -87,7 +87,7 @@ def timeouts(stored: list[StoredEvent]) -> list[tuple[int, int]]:
     """``(deadline_ms, at_ms)`` of each turn timed out: its turn's start (the time
     of the event it began with, by the fold) plus the limit, and when it came."""
     out: list[tuple[int, int]] = []
-    state: table.Game | None = None
+    state: table.Table | None = None
     at_of = {s.version: s.at_ms for s in stored}
     for s in stored:
         if isinstance(s.event, table.TurnTimedOut):
@@ -101,7 +101,7 @@ def timeouts(stored: list[StoredEvent]) -> list[tuple[int, int]]:
 def bot_waits(stored: list[StoredEvent]) -> list[int]:
     """For each bot's move: ms from its turn's start to the move (Redis's times)."""
     out: list[int] = []
-    state: table.Game | None = None
+    state: table.Table | None = None
     at_of = {s.version: s.at_ms for s in stored}
     for s in stored:
         seat = s.event.seat_of_move

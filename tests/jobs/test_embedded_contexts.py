@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from service.config import load_settings
-from service.engines import game as table
+from service.engines import table
 from service.games import GameService
 from service.runtime import Runtime
 from workers.context import context
@@ -33,7 +33,7 @@ def test_each_worker_runs_its_jobs_in_its_own_context(caplog: pytest.LogCaptureF
         game_id = bot_game(first)
         seated = first.context.store.version(game_id)
         assert first.drain() > 0
-        state: table.Game = first.context.service.load(game_id)
+        state: table.Table = first.context.service.load(game_id)
         # The bots played their turns through the first worker's store, and no
         # job failed looking for the game in the second's.
         assert state.version > seated + 4 and state.status in ("playing", "ended")

@@ -17,7 +17,7 @@ import pytest
 from schemas.codec import encode_event
 from service import cli
 from service.config import load_settings
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import OptionError
 from service.replay import audit_replay, build_replay
 from service.retention import run_pass
@@ -48,7 +48,7 @@ def one_person(ctx: WorkerContext, options: dict[str, Any] | None = None) -> tup
     return state.game_id, grant.token
 
 
-def until_seat_acts(ctx: WorkerContext, game_id: str, seat: int) -> table.Game:
+def until_seat_acts(ctx: WorkerContext, game_id: str, seat: int) -> table.Table:
     """Let the bots play until ``seat`` is to act (or the game ended)."""
     for _ in range(500):
         jobs.process_game(game_id)

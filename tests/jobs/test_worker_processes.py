@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.replay import RecordedEvent, audit
 from tests.jobs.conftest import Cluster, finished
@@ -71,7 +71,7 @@ def test_a_human_seat_that_times_out_is_moved_for(cluster: Cluster) -> None:
     for i in range(3):
         cluster.service.take_seat(state.game_id, f"bot{i}", None, bot=True)
 
-    def timed_out(s: table.Game) -> bool:
+    def timed_out(s: table.Table) -> bool:
         return any(
             isinstance(e.event, table.TurnTimedOut) and e.event.seat == human.seat
             for e in cluster.store.read(s.game_id)

@@ -27,7 +27,7 @@ def test_every_module_of_the_game_packages_and_the_store_is_named() -> None:
 
 def test_the_functions_on_a_moves_path_exist() -> None:
     from service.api import moves
-    from service.engines import game
+    from service.engines import table
     from service.games import GameService
     from service.repository import GameRepository
     from service.store import EventStore, load_game_and_tokens
@@ -38,5 +38,5 @@ def test_the_functions_on_a_moves_path_exist() -> None:
     for name in ("save", "projection", "_hand_over"):
         assert f"GameRepository.{name}" in DOC and hasattr(GameRepository, name), name
     for name in ("decide", "fold", "view"):
-        assert f"service.engines.game.{name}" in DOC and hasattr(game, name), name
+        assert f"service.engines.table.{name}" in DOC and hasattr(table, name), name
     assert "EventStore.append" in DOC and hasattr(EventStore, "append")

@@ -21,7 +21,7 @@ from werkzeug.test import TestResponse
 
 from service.api import create_app
 from service.config import Settings, load_settings
-from service.engines import game as table
+from service.engines import table
 from service.games import GameService
 from service.runtime import Runtime
 
@@ -63,7 +63,7 @@ class Seated:
     client: FlaskClient
 
     @property
-    def state(self) -> table.Game:
+    def state(self) -> table.Table:
         return self.service.load(self.game_id)
 
     def hand(self, seat: int) -> list[str]:

@@ -23,7 +23,7 @@ import pytest
 from bench.integrity import GameCheck, check_game, secrets_in_logs
 from bench.players import Behaviour, Client, Stats, Table, TableSpec, play_table
 from service.devstack import REDIS_SERVER, Stack
-from service.engines import game as table
+from service.engines import table
 from service.store import EventStore
 
 needs_redis_server = pytest.mark.skipif(
@@ -102,8 +102,8 @@ class Players:
 
 
 def wait_state(
-    store: EventStore, game_id: str, done: Callable[[table.Game], bool], deadline_s: float = 120
-) -> table.Game:
+    store: EventStore, game_id: str, done: Callable[[table.Table], bool], deadline_s: float = 120
+) -> table.Table:
     """Until ``done`` holds for the game's state (blocking reads on its stream); that state."""
     deadline = time.monotonic() + deadline_s
     state = table.fold([s.event for s in store.read(game_id)])
@@ -116,7 +116,7 @@ def wait_state(
     return state
 
 
-def waits_for_a_worker(state: table.Game) -> bool:
+def waits_for_a_worker(state: table.Table) -> bool:
     """A system step is due (a deal, a settlement, the reveal): only a worker takes it."""
     return table.pending(state) is not None
 

@@ -190,7 +190,7 @@ def test_wrong_types_in_a_move(murlan: Seated, service: GameService, body: Any) 
 @pytest.mark.parametrize("action", ["cheat", "PLAY", "", "bet", "arrange", "leave", "play "])
 def test_unknown_actions(tables: list[Seated], service: GameService, action: str) -> None:
     for t in tables:
-        if (t.state.game, action) in {("azi", "bet"), ("azi", "leave")}:
+        if (t.state.kind, action) in {("azi", "bet"), ("azi", "leave")}:
             continue  # real Azi actions (covered with wrong fields below)
         seat = t.to_act()[0]
         refused(service, partial(t.move, seat, {"move": {"action": action}}), 422)
@@ -222,7 +222,7 @@ def test_cards_not_in_the_hand(tables: list[Seated], service: GameService) -> No
         seat = t.to_act()[0]
         other = next(s for s in range(len(t.tokens)) if s != seat)
         theirs = t.hand(other)[0]
-        game = t.state.game
+        game = t.state.kind
         moves: list[dict[str, Any]]
         if game == "murlan":
             moves = [{"action": "play", "cards": [theirs]}, {"action": "play", "cards": ["1X"]}]

@@ -28,7 +28,7 @@ from rq.job import Job, JobStatus
 
 from bench.players import TableSpec
 from service.devstack import Proc, Stack, running_stack
-from service.engines import game as table
+from service.engines import table
 from service.store import EventStore, keys
 
 from .faults import (
@@ -71,7 +71,7 @@ def until(condition: Callable[[], bool], deadline_s: float) -> None:
         time.sleep(0.02)
 
 
-def reached(version: int) -> Callable[[table.Game], bool]:
+def reached(version: int) -> Callable[[table.Table], bool]:
     """The game is at ``version`` or beyond, or has ended (a game may end early)."""
     return lambda state: state.version >= version or state.over
 

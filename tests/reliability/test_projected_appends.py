@@ -21,7 +21,7 @@ import pytest
 
 from service import lag
 from service.config import load_settings
-from service.engines import game as table
+from service.engines import table
 from service.runtime import Runtime
 from service.store import keys
 from workers import jobs

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from service.config import load_settings
-from service.engines import game as table
+from service.engines import table
 from service.games import GameService, MissingSecret
 from service.runtime import Runtime
 from service.store import EventStore, keys

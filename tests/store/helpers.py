@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 from service.devstack import PlayedGame, new_game, play
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.engines.registry import GAMES
 from service.engines.shuffle import commitment

@@ -20,7 +20,7 @@ from redis.crc import key_slot
 
 from service.config import load_settings
 from service.devstack import LocalCluster, free_port, start_cluster, start_standalone
-from service.engines import game as table
+from service.engines import table
 from service.runtime import Runtime, connect
 from service.store import AppendResult, EventStore, keys
 from service.store.clients import require_replicas

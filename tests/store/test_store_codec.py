@@ -22,7 +22,7 @@ from schemas.codec import (
 )
 from schemas.events import event_classes, event_json_schema, event_model, schema_version
 from schemas.upcasters import UPCASTERS, upcast_SeatTaken_v1_v2
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.engines.registry import GAMES, engine_for
 from service.store import EventStore, archive, keys
@@ -30,6 +30,7 @@ from tests.store.helpers import created, random_game
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 V1_EXPORT = FIXTURES / "events_v1.jsonl"
+OLD_SNAPSHOT = FIXTURES / "snapshot_azi_v5.json"
 
 
 def playable(game: str) -> str:
@@ -146,6 +147,28 @@ def test_states_round_trip_through_a_snapshot(game: str) -> None:
             data = encode_state(state)
             assert decode_state(game, data) == state
             assert decode_state(game, data.decode()) == state
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_snapshot_names_the_game_game(game: str) -> None:
+    """``Table.kind`` is stored as ``game``, the name snapshots have always used."""
+    playable(game)
+    stored = json.loads(encode_state(random_game(game, 0).state))
+    assert stored["game"] == game and "kind" not in stored
+
+
+def test_a_snapshot_kept_before_the_game_was_table_kind_loads(fake_redis: redis.Redis) -> None:
+    """The snapshot hash fields (``v``, ``g``, ``h``, ``s``) of a dealt Azi table, kept
+    while the state's own field was still ``game``: it decodes, through the store too,
+    and a state is written back the same way."""
+    kept = json.loads(OLD_SNAPSHOT.read_text())
+    state = decode_state("azi", kept["s"])
+    assert (state.kind, state.game_id, state.version) == ("azi", "old-snapshot", kept["v"])
+    assert encode_state(state) == kept["s"].encode()
+    store = EventStore(fake_redis)
+    fake_redis.hset(keys.snapshot("old-snapshot"), mapping=kept)
+    assert store.load_snapshot("old-snapshot") == state
+    assert store.snapshot_version("old-snapshot") == kept["v"]
 
 
 # -- the compact stored form ----------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 
 from schemas.codec import pack_event
 from service import lag
-from service.engines import game as table
+from service.engines import table
 from service.store import AppendResult, EventStore, Projection, archive, keys
 from service.store.errors import BadGameId, CorruptExport, GameExists, GameNotFound, VersionConflict
 from service.store.index import BadCursor

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from schemas.events import event_classes, schema_version
-from service.engines.game import TABLE_EVENTS
 from service.engines.registry import GAMES
+from service.engines.table import TABLE_EVENTS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "events.md"
 

@@ -9,7 +9,7 @@ import pytest
 import redis
 
 from schemas.codec import pack_event
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.store import EventStore, GameNotFound, LoadParts, keys
 from service.store.load import StateCache, load_game, load_game_and_tokens
@@ -24,7 +24,7 @@ class CountingStore(EventStore):
     def load_parts(
         self,
         game_id: str,
-        cached: tuple[table.Game, int | None] | None = None,
+        cached: tuple[table.Table, int | None] | None = None,
         *,
         tokens: bool = False,
     ) -> LoadParts:
@@ -183,7 +183,7 @@ def new_game(store: EventStore, extra: int) -> list[int]:
     return [s.at_ms for s in store.read("g1")]
 
 
-def fold_of(store: EventStore, upto: int | None = None) -> table.Game:
+def fold_of(store: EventStore, upto: int | None = None) -> table.Table:
     return table.fold([s.event for s in store.read("g1", limit=upto)])
 
 

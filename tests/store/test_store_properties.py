@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from service.engines import game as table
+from service.engines import table
 from service.store import AppendResult, EventStore
 from service.store.errors import VersionConflict
 from tests.store.helpers import created, timeouts

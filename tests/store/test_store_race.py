@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from service.engines import game as table
+from service.engines import table
 from service.store import AppendResult, EventStore
 from service.store.errors import VersionConflict
 from tests.store.helpers import created

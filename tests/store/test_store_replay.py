@@ -11,7 +11,7 @@ import random
 import pytest
 
 from service.devstack import PlayedGame
-from service.engines import game as table
+from service.engines import table
 from service.engines.registry import GAMES
 from service.store import EventStore
 from service.store.load import load_game

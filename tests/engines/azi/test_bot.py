@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from service.devstack import new_game, play
-from service.engines import game as table
+from service.engines import table
 from service.engines.azi import ENGINE
 from service.engines.azi.bot import strength
 from service.engines.azi.events import AntesPaid, PotSettled
@@ -17,7 +17,7 @@ from tests.engines.azi.test_rules import plain_hand
 
 
 def bot_policy(
-    state: table.Game, seat: int, legal: list[dict[str, Any]], rng: random.Random
+    state: table.Table, seat: int, legal: list[dict[str, Any]], rng: random.Random
 ) -> dict[str, Any]:
     es: AziState = state.engine_state
     move = ENGINE.bot_move(es, seat)
@@ -30,7 +30,7 @@ def bot_policy(
 
 
 def random_policy(
-    state: table.Game, seat: int, legal: list[dict[str, Any]], rng: random.Random
+    state: table.Table, seat: int, legal: list[dict[str, Any]], rng: random.Random
 ) -> dict[str, Any]:
     return random_move(legal, rng)
 

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.devstack import PlayedGame, new_game, push, run_system_steps
-from service.engines import game as table
+from service.engines import table
 from service.engines.azi import ENGINE
 from service.engines.azi.cards import deck
 from service.engines.azi.events import BiddingEnded, Discarded, HandDealt, PotSettled, PotWon

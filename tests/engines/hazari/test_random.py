@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.devstack import PlayedGame, new_game, play, push, run_system_steps
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 from service.engines.hazari import ENGINE
 from service.engines.hazari.arrange import random_arrangement

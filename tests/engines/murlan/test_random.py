@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 from service.devstack import new_game, play
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import HIDDEN
 from service.engines.murlan import ENGINE
 from service.engines.murlan.combos import DECK_SIZE

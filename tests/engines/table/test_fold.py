@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.devstack import new_game, play
-from service.engines import game as table
+from service.engines import table
 from service.engines.base import Event
 
 
@@ -36,7 +36,7 @@ def with_table_events(events: list[Event], rng: random.Random, count: int) -> li
     return out
 
 
-def step_by_step(events: list[Event], state: table.Game | None = None) -> list[table.Game]:
+def step_by_step(events: list[Event], state: table.Table | None = None) -> list[table.Table]:
     states = []
     for event in events:
         state = table.apply(state, event)
