@@ -20,11 +20,13 @@ from service.engines import table
 from service.engines.base import JSON, Event
 from service.metrics import APPEND_SECONDS
 from service.store import (
+    Append,
     AppendResult,
     Dispatch,
     EventStore,
     GameNotFound,
     Projection,
+    Record,
     StateCache,
     StoredEvent,
     VersionConflict,
@@ -159,20 +161,18 @@ class GameRepository:
         ``state`` ends with (the append checks the stream still ends there)."""
         new_state = table.fold(events, state)
         response = respond(new_state, events) if respond is not None else None
-        kept = response if idempotency_key is not None else None
         dispatch = self.workers.append_dispatch()
-        projection = self.projection(state, new_state, events)
+        append = Append(
+            state.game_id,
+            state.version,
+            events=events,
+            record=None if idempotency_key is None else Record(idempotency_key, response),
+            last_entry=last_entry,
+            projection=self.projection(state, new_state, events),
+            dispatch=dispatch,
+        )
         with APPEND_SECONDS.time():
-            result = self.store.append(
-                state.game_id,
-                events,
-                state.version,
-                idempotency_key,
-                kept,
-                dispatch,
-                last_entry,
-                projection,
-            )
+            result = self.store.write(append)
         if result.duplicate:
             return new_state, result
         if any(isinstance(e, table.SeedRevealed) for e in events):

@@ -19,6 +19,7 @@ never the service, the API or the workers.
 
 from __future__ import annotations
 
+from .append import Append, Dispatch, Projection, Record
 from .archive import export_jsonl, import_jsonl
 from .errors import (
     BadCursor,
@@ -32,10 +33,8 @@ from .errors import (
 )
 from .eventstore import (
     AppendResult,
-    Dispatch,
     EventStore,
     LoadParts,
-    Projection,
     RawEvent,
     StoredEvent,
 )
@@ -47,6 +46,7 @@ from .statecache import StateCache
 __all__ = [
     "LRU",
     "STORE_CACHE",
+    "Append",
     "AppendResult",
     "BadCursor",
     "BadGameId",
@@ -60,6 +60,7 @@ __all__ = [
     "NotReplicated",
     "Projection",
     "RawEvent",
+    "Record",
     "StateCache",
     "StoreError",
     "StoredEvent",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -32,7 +32,6 @@ from schemas.codec import (
     decode_state,
     encode_state,
     entry_reader,
-    pack_event,
     state_schema_id,
 )
 from schemas.compact import expand
@@ -41,6 +40,8 @@ from service.engines.registry import GAMES
 from service.engines.table import GameCreated, Table
 
 from . import keys, lua
+from .append import Append, Dispatch, Projection, Record, StoredEntry
+from .append import Settings as AppendSettings
 from .clients import (
     Client,
     Pipe,
@@ -116,46 +117,6 @@ class AppendResult:
     game is on the drains' list, and this is the slot it took (a drain job must
     be enqueued for it) or -1 (the drains running serve it). ``None``: the
     caller sees to the follow-up."""
-
-
-@dataclass(frozen=True, slots=True)
-class Dispatch:
-    """The drains' list and slots (:class:`service.coalesce.Drains`), for an
-    append that sets its game's marker anew to put the game on the list and
-    take a free slot in the same script, as ``DRAIN_DISPATCH`` would.
-
-    Only where the queue shares the store's standalone Redis."""
-
-    pending: str
-    slots: tuple[str, ...]
-    lease_ms: int
-    token: str
-
-
-@dataclass(frozen=True, slots=True)
-class Projection:
-    """What an append needs to project itself in its own script, when nothing
-    but the fold is left to do after it (see :meth:`EventStore.append`): the
-    state after its events, and the read model's changes a follow-up would
-    make (see ``workers.jobs.project_round``).
-
-    Only on a standalone Redis (the timers index is not in a game's slot)."""
-
-    state: Table
-    """The state after the events appended."""
-    begun: Mapping[int, int]
-    """Seat -> the version at which its turn began, for the turns that began in
-    the events appended (their :data:`keys.TURN_FIELD` marks are set)."""
-    idle: tuple[int, ...]
-    """The seats with no turn now (their marks are cleared)."""
-    to_act: tuple[int, ...]
-    """The seats to act, each a person whose turn times out (none automatic)."""
-    limit_ms: int | None
-    """The table's turn limit (``None``: turns never time out)."""
-    due_key: str
-    """The timers index's sorted set that holds the game's entry
-    (:meth:`service.coalesce.Followups.due_key`): set to the first of the
-    ``to_act`` seats' deadlines, or removed when none is due."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +218,12 @@ class EventStore:
         """The idempotency records of ``POST /games`` (:mod:`service.store.creations`)."""
         self.clock = ServerClock(redis)
         """Redis's time, the one clock (:mod:`service.store.clock`)."""
+        self._append_settings = AppendSettings(
+            record_ttl_ms=self.idempotency_ttl_ms,
+            marker_ttl_ms=followup_lease_ms,
+            counts_lag=self.counts_lag,
+            projects=self.projects_appends,
+        )
         self._append = redis.register_script(lua.APPEND)
         self._stamp = redis.register_script(lua.STAMP)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
@@ -273,19 +240,43 @@ class EventStore:
         game_id: str,
         events: Sequence[Event],
         expected_version: int,
+        *,
         idempotency_key: str | None = None,
         response: str | None = None,
         dispatch: Dispatch | None = None,
         last_entry: str | None = None,
         projection: Projection | None = None,
     ) -> AppendResult:
-        """Append ``events`` after version ``expected_version`` (the version
-        the caller's decision was based on; 0 creates the game).
+        """:meth:`write` of an :class:`~service.store.append.Append` of ``events``
+        after version ``expected_version``, its other parts by name."""
+        record = None if idempotency_key is None else Record(idempotency_key, response)
+        return self.write(
+            Append(
+                game_id,
+                expected_version,
+                events=events,
+                record=record,
+                last_entry=last_entry,
+                projection=projection,
+                dispatch=dispatch,
+            )
+        )
 
-        Raises :class:`VersionConflict` when the stream is elsewhere. With an
-        ``idempotency_key`` already used for this game, writes nothing and
-        returns the first append's result (``duplicate=True``) and ``response``.
-        With ``dispatch``, an append that sets the game's follow-up marker anew
+    def append_stored(
+        self, game_id: str, entries: Sequence[StoredEntry], expected_version: int
+    ) -> AppendResult:
+        """Append entries already in stored form, ``(type, schema_version,
+        data, at_ms)``, keeping their time: for imports, which validate them."""
+        return self.write(Append(game_id, expected_version, entries=entries))
+
+    def write(self, append: Append) -> AppendResult:
+        """Append ``append.events`` after version ``append.expected_version`` (the
+        version the caller's decision was based on; 0 creates the game).
+
+        Raises :class:`VersionConflict` when the stream is elsewhere. With a
+        record whose key was already used for this game, writes nothing and
+        returns the first append's result (``duplicate=True``) and response.
+        With a dispatch, an append that sets the game's follow-up marker anew
         also puts the game on the drains' list (see :attr:`AppendResult.drain_slot`).
         ``last_entry``: the id (``<version>-<ms>``) of the entry the caller's
         state ends with, when that state was not read from the stream just now
@@ -293,117 +284,16 @@ class EventStore:
         :class:`VersionConflict` if the stream ends with another entry of that
         version (a failover lost the one the state holds).
 
-        With ``projection`` (the state the events fold to, and what a
-        follow-up would make of them), an append finding no follow-up
-        pending and the snapshot at ``expected_version`` projects itself in
-        the same script: it writes the snapshot and the turn marks, sets the
-        game's timer and leaves the marker alone (:attr:`AppendResult.projected`:
-        no follow-up to start). Otherwise it is appended as without.
+        With a projection (the state the events fold to, and what a follow-up
+        would make of them), an append finding no follow-up pending and the
+        snapshot at ``expected_version`` projects itself in the same script:
+        it writes the snapshot and the turn marks, sets the game's timer and
+        leaves the marker alone (:attr:`AppendResult.projected`: no follow-up
+        to start). Otherwise it is appended as without.
         """
-        if not events:
-            raise ValueError("append needs at least one event")
-        if expected_version < 0:
-            raise ValueError(f"expected_version {expected_version} is negative")
-        if (expected_version == 0) != isinstance(events[0], GameCreated) or any(
-            isinstance(e, GameCreated) for e in events[1:]
-        ):
-            raise ValueError("a game's stream starts with its one GameCreated event")
-        if isinstance(events[0], GameCreated) and events[0].game_id != game_id:
-            raise ValueError(f"GameCreated of game {events[0].game_id!r} appended to {game_id!r}")
-        args: list[Any] = [
-            expected_version,
-            self.idempotency_ttl_ms,
-            "0" if response is None else "1",
-            response or "",
-            self.followup_lease_ms,
-            game_id,
-            "1" if self.counts_lag else "0",
-            *_dispatch_args(dispatch),
-            last_entry or "",
-            *self._projection_args(game_id, expected_version, events, projection),
-        ]
-        for event in events:
-            args.extend(pack_event(event))
-            args.append("")  # at_ms: the server's time
-        return self._run_append(
-            game_id, args, expected_version, idempotency_key, dispatch, projection
-        )
-
-    def _projection_args(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[Event],
-        projection: Projection | None,
-    ) -> tuple[Any, ...]:
-        """The append script's ARGV[12:18] for ``projection``."""
-        if projection is None:
-            return NO_PROJECTION
-        state = projection.state
-        if not self.projects_appends:
-            raise ValueError("an append projects itself on a standalone Redis only")
-        if state.game_id != game_id or state.version != expected_version + len(events):
-            raise ValueError(
-                f"projection of game {state.game_id!r} at version {state.version} "
-                f"given for {len(events)} events of {game_id!r} after {expected_version}"
-            )
-        begun = " ".join(
-            f"{seat}:{since}"
-            for seat, since in sorted(projection.begun.items())
-            if since > expected_version
-        )
-        return (
-            encode_state(state),
-            state_schema_id(state.kind),
-            state.kind,
-            begun,
-            " ".join(map(str, projection.idle)),
-            " ".join(map(str, projection.to_act)),
-            "" if projection.limit_ms is None else projection.limit_ms,
-        )
-
-    def append_stored(
-        self, game_id: str, entries: Sequence[tuple[str, int, bytes, int]], expected_version: int
-    ) -> AppendResult:
-        """Append entries already in stored form, ``(type, schema_version,
-        data, at_ms)``, keeping their time: for imports, which validate them."""
-        if not entries:
-            raise ValueError("append needs at least one event")
-        args: list[Any] = [
-            expected_version,
-            self.idempotency_ttl_ms,
-            "0",
-            "",
-            self.followup_lease_ms,
-            game_id,
-            "0",  # imported events are not counted as lag: their import projects them
-            *_dispatch_args(None),
-            "",
-            *NO_PROJECTION,
-        ]
-        for entry in entries:
-            args.extend(entry)
-        return self._run_append(game_id, args, expected_version, None)
-
-    def _run_append(
-        self,
-        game_id: str,
-        args: list[Any],
-        expected_version: int,
-        idempotency_key: str | None,
-        dispatch: Dispatch | None = None,
-        projection: Projection | None = None,
-    ) -> AppendResult:
-        script_keys = [keys.events(game_id), keys.followup(game_id)]
-        if idempotency_key is not None:
-            script_keys.append(keys.idem(game_id, idempotency_key))
-        if projection is not None:
-            script_keys.extend((keys.snapshot(game_id), keys.meta(game_id), projection.due_key))
-        counted = args[6] == "1"
-        if counted:
-            script_keys.extend((keys.LAG, keys.LAG_TOTAL))
-        if dispatch is not None:
-            script_keys.extend((dispatch.pending, *dispatch.slots))
+        script_keys, args = append.script(self._append_settings)
+        counted = append.counted(self._append_settings)
+        game_id, expected_version = append.game_id, append.expected_version
         if self.wait_replicas:
             reply, acked = self._append_and_wait(script_keys, args)
         else:
@@ -807,19 +697,6 @@ def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
 def _split_id(entry_id: bytes) -> tuple[int, int]:
     ms, _, seq = entry_id.partition(b"-")
     return int(ms), int(seq)
-
-
-NO_PROJECTION: Final = ("", "", "", "", "", "", "")
-"""The append script's ARGV[12:18] when the append does not project itself."""
-
-
-def _dispatch_args(dispatch: Dispatch | None) -> tuple[Any, ...]:
-    """The append script's ARGV[8:11] for ``dispatch``."""
-    if dispatch is None:
-        return (0, 0, "")
-    if not dispatch.slots:
-        raise ValueError("a dispatch needs at least one drain slot")
-    return (len(dispatch.slots), dispatch.lease_ms, dispatch.token)
 
 
 def _parse_record(record: bytes) -> AppendResult:

@@ -25,20 +25,29 @@ APPEND: Final = (
 -- snapshot, its meta hash and its timers-index entry's sorted set (to project
 -- the append itself); the projection-lag set and total (service.lag); the
 -- drains' list and its slots (service.coalesce.Drains).
--- ARGV[1]: expected version; ARGV[2]: record TTL in ms;
--- ARGV[3]: '1' when ARGV[4] holds a response to keep with the record;
--- ARGV[5]: the marker's TTL in ms; ARGV[6]: the game id;
--- ARGV[7]: '1' to count the events appended as the game's projection lag;
--- ARGV[8]: how many drain slots follow the drains' list in KEYS (0: the
--- list is not given, the caller sees to the follow-up); ARGV[9]: the slots'
--- lease in ms; ARGV[10]: the token of a slot taken; ARGV[11]: the id the
--- stream's last entry must have ('' = not checked: the caller's state was
--- read from the stream just now);
+-- ARGV, by name (service.store.append.ARGS holds the same names in this order):
+-- ARGV[1] expected_version: the version the events were decided on
+-- ARGV[2] record_ttl_ms: the idempotency record's TTL
+-- ARGV[3] keep_response: '1' when ARGV[4] holds a response to keep with the record
+-- ARGV[4] response: that response
+-- ARGV[5] marker_ttl_ms: the follow-up marker's TTL
+-- ARGV[6] game_id: the game's id
+-- ARGV[7] count_lag: '1' to count the events appended as the game's projection lag
+-- ARGV[8] drain_slots: how many drain slots follow the drains' list in KEYS
+--   (0: the list is not given, the caller sees to the follow-up)
+-- ARGV[9] slot_lease_ms: the slots' lease
+-- ARGV[10] slot_token: the token of a slot taken
+-- ARGV[11] last_entry: the id the stream's last entry must have ('' = not
+--   checked: the caller's state was read from the stream just now)
 -- ARGV[12..18], to project the append itself ('' in ARGV[12]: not asked):
--- the state after the events, encoded; its state schema id; the game's name;
--- the seats whose turn began in these events, as 'seat:version' separated by
--- spaces; the seats with no turn now; the seats to act; the turn limit in ms
--- ('': none);
+-- ARGV[12] state: the state after the events, encoded
+-- ARGV[13] schema_id: its state schema id
+-- ARGV[14] game: the game's name
+-- ARGV[15] begun: the seats whose turn began in these events, as
+--   'seat:version' separated by spaces
+-- ARGV[16] idle: the seats with no turn now
+-- ARGV[17] to_act: the seats to act
+-- ARGV[18] limit_ms: the turn limit in ms ('': none)
 -- then four per event, from ARGV[19]: type, schema_version, fields JSON,
 -- at_ms ('' = now).
 -- Returns {2, record} for a repeated key, {0, version} on a stale
