@@ -27,27 +27,23 @@ from schemas.moves import parse_move
 from service import presence
 from service.engines import table
 from service.engines.base import JSON, Event, Move
-from service.engines.shuffle import commitment, new_client_seed, new_server_seed
+from service.engines.shuffle import commitment, new_server_seed
 from service.idempotency import (
-    SEAT_IDEMPOTENCY,
     CreationKeys,
     move_fingerprint,
     move_record,
     replayed_move,
-    replayed_seat,
-    seat_fingerprint,
     seat_scoped_key,
 )
 from service.idempotency import creation_fingerprint as _creation_fingerprint
-from service.idempotency import seat_record as _kept_seat
-from service.store import LRU, AppendResult, EventStore, StoredEvent, VersionConflict
+from service.store import LRU, EventStore, StoredEvent, VersionConflict
 from service.store.creations import Reservation
 
-from .bodies import Creation, MoveResult, SeatGrant, move_body, seat_record
+from .bodies import Creation, MoveResult, SeatGrant, move_body
 from .errors import Forbidden, MissingSecret, Unauthenticated
-from .presence import CONFLICT_RETRIES
-from .repository import Followup, GameRepository, Respond, StartDrain, Workers, touch_quietly
+from .repository import Followup, GameRepository, StartDrain, Workers
 from .seataccess import SeatAccess
+from .seating import Seating
 
 VIEWS_KEPT: Final = 2048
 """How many rendered views a service keeps (:attr:`GameService.views`)."""
@@ -86,6 +82,7 @@ class GameService:
         self.repository = GameRepository(runtime, store, followup, start_drain)
         self.seats = SeatAccess(self.repository)
         self.creations = CreationKeys(store.creations)
+        self.seating = Seating(self.repository, self.seats, self.advance)
         self.views: LRU[tuple[str, int | None], tuple[table.Table, str]] = LRU(VIEWS_KEPT)
         """``(game_id, seat or None) → (state, JSON)`` of views rendered lately
         (:func:`service.api.views.view_json`)."""
@@ -193,61 +190,7 @@ class GameService:
         and the same token (derived, see :mod:`service.seattokens`); the key
         sent with a different request is :class:`IdempotencyKeyReused`.
         """
-        fingerprint = seat_fingerprint(name, client_seed, bot)
-        stored_key = None if idempotency_key is None else SEAT_IDEMPOTENCY + idempotency_key
-        earlier = self._earlier(game_id, stored_key)
-        if earlier is None:
-            seed = client_seed if client_seed is not None else new_client_seed()
-            try:
-                state, events, result = self._commit(
-                    game_id,
-                    lambda state: table.take_seat(state, name, seed, bot),
-                    None,
-                    stored_key,
-                    lambda _, events: _kept_seat(fingerprint, seat_record(_taken(events))),
-                )
-            except VersionConflict:
-                earlier = self._earlier(game_id, stored_key)
-                if earlier is None:
-                    raise
-            else:
-                if not result.duplicate:
-                    return self._seated(state, _taken(events), idempotency_key)
-                earlier = result
-        assert idempotency_key is not None
-        return self._seat_again(game_id, idempotency_key, earlier, fingerprint)
-
-    def _earlier(self, game_id: str, stored_key: str | None) -> AppendResult | None:
-        """The record of an earlier request with this key, if there is one."""
-        return self.store.idempotent_result(game_id, stored_key) if stored_key else None
-
-    def _seated(
-        self, state: table.Table, taken: table.SeatTaken, idempotency_key: str | None
-    ) -> SeatGrant:
-        """The answer to a seat just taken; the first deal when it was the last."""
-        game_id = state.game_id
-        token = self.seats.issue(game_id, taken.seat, taken.bot, idempotency_key)
-        if not taken.bot:
-            touch_quietly(self.store, game_id)
-        if state.seated:
-            self.advance(game_id)
-        return SeatGrant(taken.seat, taken.name, taken.bot, taken.client_seed, token, state)
-
-    def _seat_again(
-        self, game_id: str, idempotency_key: str, earlier: AppendResult, fingerprint: str
-    ) -> SeatGrant:
-        """The answer to a retried seat request: the same seat and token."""
-        record = replayed_seat(game_id, earlier, fingerprint)
-        seat = int(record["seat"])
-        state = self.load(game_id)
-        info = state.seats[seat]
-        bot = info.bot if info is not None else False
-        # the first attempt may have died before storing the token's hash: store it again
-        token = self.seats.issue(game_id, seat, bot, idempotency_key)
-        if state.seated and table.pending(state) is not None:
-            self.advance(game_id)
-            state = self.load(game_id)
-        return SeatGrant(seat, record["name"], bot, record["client_seed"], token, state)
+        return self.seating.take(game_id, name, client_seed, bot, idempotency_key)
 
     # -- presence --------------------------------------------------------------
     def seat_present(self, game_id: str, seat: int, state: table.Table | None = None) -> None:
@@ -383,7 +326,7 @@ class GameService:
             answers.append((body, text))  # the last decision's is the one appended
             return text if fingerprint is None else move_record(fingerprint, text)
 
-        _, _, result = self._commit(
+        _, _, result = self.repository.commit(
             game_id, decide, expected_version, idempotency_key, respond, state, last_entry
         )
         if result.duplicate:
@@ -391,53 +334,6 @@ class GameService:
         assert result.response is not None and answers
         body, text = answers[-1]
         return MoveResult(body, text=text)
-
-    def _commit(
-        self,
-        game_id: str,
-        decide: Decide,
-        expected_version: int | None,
-        idempotency_key: str | None = None,
-        respond: Respond | None = None,
-        loaded: table.Table | None = None,
-        last_entry: str | None = None,
-    ) -> tuple[table.Table, list[Event], AppendResult]:
-        """Decide on the current state (``loaded``, if just read) and save;
-        re-decide after a lost race unless the caller pinned ``expected_version``.
-
-        ``last_entry`` says ``loaded`` is this process's cached state, not read
-        just now (see :meth:`seat_for_move`): the append then also checks that
-        the stream still ends with that entry, and anything the cached state
-        would answer other than an append (another version than the one
-        expected, a decision refused, a lost race) is asked again of the
-        stream's current state, as if the cached state had not been there."""
-        attempts = 1 if expected_version is not None else CONFLICT_RETRIES
-        attempt = 0
-        state = loaded
-        while True:
-            if state is None:
-                state = self.load(game_id)
-            try:
-                if expected_version is not None and state.version != expected_version:
-                    raise VersionConflict(game_id, expected_version, state.version)
-                events = decide(state)
-                new_state, result = self.repository.save(
-                    state, events, idempotency_key, respond, last_entry
-                )
-            except Exception as exc:
-                if last_entry is None:
-                    attempt += 1
-                    if not isinstance(exc, VersionConflict) or attempt >= attempts:
-                        raise
-                state, last_entry = None, None
-                continue
-            return new_state, events, result
-
-
-def _taken(events: Sequence[Event]) -> table.SeatTaken:
-    taken = events[0]
-    assert isinstance(taken, table.SeatTaken)
-    return taken
 
 
 __all__ = [

@@ -15,12 +15,10 @@ from typing import Final
 from service.engines import table
 from service.store import VersionConflict
 
-from .repository import GameRepository, touch_quietly
+from .repository import CONFLICT_RETRIES, GameRepository, touch_quietly
 
 log = logging.getLogger("cardroom.games")
 
-CONFLICT_RETRIES: Final = 5
-"""How often a command without an expected version is re-decided after losing a race."""
 ABANDONED_IDLE: Final = "idle"
 """The reason of a :class:`~service.engines.table.GameAbandoned` nobody acted for."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
-from typing import Protocol
+from typing import Final, Protocol
 
 from service import lag
 from service.config import Settings
@@ -36,6 +36,9 @@ from service.store import (
 )
 
 log = logging.getLogger("cardroom.games")
+
+CONFLICT_RETRIES: Final = 5
+"""How often a command without an expected version is re-decided after losing a race."""
 
 Followup = Callable[[str, int], None]
 StartDrain = Callable[[int, str], None]
@@ -180,6 +183,45 @@ class GameRepository:
             self.store.delete_secret(state.game_id)
         self._hand_over(state, new_state, result, dispatch)
         return new_state, AppendResult(result.first_version, result.last_version, False, response)
+
+    def commit(
+        self,
+        game_id: str,
+        decide: Callable[[table.Table], list[Event]],
+        expected_version: int | None,
+        idempotency_key: str | None = None,
+        respond: Respond | None = None,
+        loaded: table.Table | None = None,
+        last_entry: str | None = None,
+    ) -> tuple[table.Table, list[Event], AppendResult]:
+        """Decide on the current state (``loaded``, if just read) and save;
+        re-decide after a lost race unless the caller pinned ``expected_version``.
+
+        ``last_entry`` says ``loaded`` is this process's cached state, not read
+        just now (see :meth:`service.seataccess.SeatAccess.seat_for_move`): the
+        append then also checks that the stream still ends with that entry, and
+        anything the cached state would answer other than an append (another version than the one
+        expected, a decision refused, a lost race) is asked again of the
+        stream's current state, as if the cached state had not been there."""
+        attempts = 1 if expected_version is not None else CONFLICT_RETRIES
+        attempt = 0
+        state = loaded
+        while True:
+            if state is None:
+                state = self.load(game_id)
+            try:
+                if expected_version is not None and state.version != expected_version:
+                    raise VersionConflict(game_id, expected_version, state.version)
+                events = decide(state)
+                new_state, result = self.save(state, events, idempotency_key, respond, last_entry)
+            except Exception as exc:
+                if last_entry is None:
+                    attempt += 1
+                    if not isinstance(exc, VersionConflict) or attempt >= attempts:
+                        raise
+                state, last_entry = None, None
+                continue
+            return new_state, events, result
 
     def projection(
         self, old: table.Table, new: table.Table, events: Sequence[Event]

@@ -33,9 +33,9 @@ def test_the_functions_on_a_moves_path_exist() -> None:
     from service.store import EventStore, load_game_and_tokens
 
     assert callable(moves.submit_move) and callable(load_game_and_tokens)
-    for name in ("seat_and_state", "submit_move", "_move", "_commit"):
+    for name in ("seat_and_state", "submit_move", "_move"):
         assert name in DOC and hasattr(GameService, name), name
-    for name in ("save", "projection", "_hand_over"):
+    for name in ("commit", "save", "projection", "_hand_over"):
         assert f"GameRepository.{name}" in DOC and hasattr(GameRepository, name), name
     for name in ("decide", "fold", "view"):
         assert f"service.engines.table.{name}" in DOC and hasattr(table, name), name
