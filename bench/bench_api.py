@@ -41,7 +41,6 @@ from service.config import load_settings
 from service.devstack import GUNICORN, Stack, free_port, wait_for
 from service.games import GameService
 from service.runtime import Runtime
-from service.store import EventStore
 
 APP = "service.api:create_app(config={'BENCH_FLOOR': True, 'RATELIMIT_ENABLED': %s})"
 
@@ -124,7 +123,7 @@ def main() -> None:
     server = start_server(args.url, port, args.rate_limit)
     settings = load_settings(redis_url=args.url, queue_name="cardroom-bench")
     runtime = Runtime.from_settings(settings)
-    service = GameService(runtime, EventStore(runtime.redis))
+    service = runtime.service()
     rng = random.Random(args.seed)
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:

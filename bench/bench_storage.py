@@ -40,7 +40,7 @@ from service.games import GameService
 from service.idempotency import seat_scoped_key
 from service.retention import _drop_index_entry, game_keys, run_pass
 from service.runtime import Runtime
-from service.store import EventStore, keys
+from service.store import keys
 
 KIB = 1024
 FAR_MS = 10**15
@@ -187,7 +187,7 @@ def main() -> None:
             runtime = Runtime.from_settings(load_settings(redis_url=url, bot_delay_s=0))
             worker = EmbeddedWorker(runtime)
             install(runtime)
-            service = GameService(runtime, EventStore(runtime.redis))
+            service = runtime.service()
             print(f"redis-server {raw.info('server')['redis_version']}, used_memory deltas")
             unjoined(service, raw, worker.drain, load_settings(), tables)
             keyed_moves(service, raw, worker.drain, 40)

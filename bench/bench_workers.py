@@ -22,7 +22,6 @@ import redis
 from bench.stats import percentile
 from service.config import load_settings
 from service.devstack import Stack
-from service.games import GameService
 from service.runtime import Runtime
 from service.store import EventStore
 
@@ -57,8 +56,8 @@ def main() -> None:
     for _ in range(args.workers):
         workers.start_worker()
     runtime = Runtime.from_settings(load_settings(redis_url=args.url, queue_name=queue))
-    store = EventStore(runtime.redis)
-    service = GameService(runtime, store)
+    store = runtime.store
+    service = runtime.service()
     lags: list[float] = []
     lock = threading.Lock()
     stop = time.monotonic() + args.seconds
