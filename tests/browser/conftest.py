@@ -24,7 +24,7 @@ from service.runtime import Runtime
 from service.web import bp
 from workers.embedded import EmbeddedWorker
 
-from .helpers import CHROMIUM, CHROMIUM_ARGS, Site, collect_errors
+from .helpers import CHROMIUM, CHROMIUM_ARGS, Site, budgets_of_a_deployment, collect_errors
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 
@@ -119,18 +119,8 @@ def bots_think(site: Site) -> Iterator[float]:
 def default_budgets(site: Site) -> Iterator[Limits]:
     """The site's rate budgets set to the defaults a deployment has (fresh
     buckets) for one test, then out of reach again."""
-    assert site.limits is not None
-    kept = (site.limits.rates, site.limits.shared, site.limits.local)
-    defaults = Limits(load_settings(), None)
-    site.limits.rates, site.limits.shared, site.limits.local = (
-        defaults.rates,
-        defaults.shared,
-        defaults.local,
-    )
-    try:
-        yield site.limits
-    finally:
-        site.limits.rates, site.limits.shared, site.limits.local = kept
+    with budgets_of_a_deployment(site) as limits:
+        yield limits
 
 
 @pytest.fixture(scope="package")

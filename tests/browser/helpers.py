@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+
+from service.api.limits import Limits
+from service.config import load_settings
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -143,3 +147,21 @@ def create_from_lobby(page: Any, game: str, name: str, fill: dict[str, str] | No
     page.click("text=Create the game and sit down")
     page.wait_for_url("**/table/**")
     return game_id_of(page)
+
+
+@contextmanager
+def budgets_of_a_deployment(site: Site) -> Iterator[Limits]:
+    """The site's rate budgets set to the defaults a deployment has (fresh
+    buckets) while the block runs, then out of reach again."""
+    assert site.limits is not None
+    kept = (site.limits.rates, site.limits.shared, site.limits.local)
+    defaults = Limits(load_settings(), None)
+    site.limits.rates, site.limits.shared, site.limits.local = (
+        defaults.rates,
+        defaults.shared,
+        defaults.local,
+    )
+    try:
+        yield site.limits
+    finally:
+        site.limits.rates, site.limits.shared, site.limits.local = kept
