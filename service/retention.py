@@ -37,7 +37,6 @@ from prometheus_client import Counter, Gauge
 from schemas.codec import decode_event
 from service.engines import game as table
 
-from . import lag
 from .config import Settings, settings
 from .store import EventStore, StoredEvent, keys, load_game
 from .store.archive import export_jsonl, parse_export
@@ -172,7 +171,7 @@ def archive_game(store: EventStore, game_id: str, url: str) -> str:
         raise ArchiveMismatch(game_id)
     store.set_status(game_id, ARCHIVED)
     store.redis.delete(*game_keys(game_id))
-    lag.projected(store.redis, game_id, 0)
+    store.lag.projected(game_id, 0)
     RETAINED.labels("archived").inc()
     return str(path)
 
@@ -210,7 +209,7 @@ def drop_unjoined(store: EventStore, game_id: str, last_entry: str | None = None
     script = store.redis.register_script(EXPIRE_IF_UNCHANGED)
     if not script(keys=doomed, args=[last_entry, EXPIRED_MARK_S]):
         return False
-    lag.projected(store.redis, game_id, 0)
+    store.lag.projected(game_id, 0)
     _drop_index_entry(store, game_id)
     RETAINED.labels("expired").inc()
     return True

@@ -23,8 +23,9 @@ from .store.clients import require_replicas
 from .store.seeds import SeedCipher, default_cipher, is_in_process
 
 if TYPE_CHECKING:
-    from .coalesce import Drains, Followups
     from .store import Dispatch
+    from .store.drains import Drains
+    from .store.followups import Followups
 
 FOLLOWUP_JOB = "workers.jobs.process_game"
 DRAIN_JOB = "workers.jobs.drain_followups"
@@ -131,9 +132,9 @@ class Runtime:
 
     @property
     def followups(self) -> Followups:
-        """The games' follow-up markers and timers (:mod:`service.coalesce`)."""
+        """The games' follow-up markers and timers (:mod:`service.store.followups`)."""
         if self._followups is None:
-            from .coalesce import Followups
+            from .store.followups import Followups
 
             self._followups = Followups(
                 self.redis, self.settings.followup_lease_s, self.enqueue_followup
@@ -145,7 +146,7 @@ class Runtime:
         are in the stream), a failure kept a week, and the game and version it
         is about (in its meta, for the failure log). Retries do not go through
         RQ's scheduler: a failed follow-up sets its game's timer to the backoff
-        (:meth:`service.coalesce.Followups.failed`)."""
+        (:meth:`service.store.followups.Followups.failed`)."""
         return {
             "result_ttl": 0,
             "failure_ttl": 7 * 86_400,
@@ -155,9 +156,9 @@ class Runtime:
     @property
     def drains(self) -> Drains:
         """The list of games awaiting a follow-up and its drain jobs
-        (:class:`service.coalesce.Drains`)."""
+        (:class:`service.store.drains.Drains`)."""
         if self._drains is None:
-            from .coalesce import Drains
+            from .store.drains import Drains
 
             self._drains = Drains(
                 self.queue_redis,
@@ -191,7 +192,7 @@ class Runtime:
         list, and a drain job is enqueued if a slot is free. Callers do this
         only when the game's marker was newly set: by their append
         (:attr:`service.store.AppendResult.fresh`) or a poke
-        (:meth:`service.coalesce.Followups.request`)."""
+        (:meth:`service.store.followups.Followups.request`)."""
         self.drains.dispatch(game_id)
         self.wake.set()
 

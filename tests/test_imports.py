@@ -187,7 +187,6 @@ def test_the_helpers_beside_the_service_import_no_api_or_workers() -> None:
         "service.fairness",
         "service.budgets",
         "service.seattokens",
-        "service.coalesce",
         "service.retention",
         "service.answers",
         "service.lag",

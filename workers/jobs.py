@@ -6,7 +6,7 @@ by the store and ignored here) or an idempotent write (``HSETNX`` into the
 ledger, a snapshot that only moves forward).
 
 A game has at most one follow-up queued or running (see
-:mod:`service.coalesce`): :func:`process_game` goes round until the game's
+:mod:`service.store.followups`): :func:`process_game` goes round until the game's
 projection is current and nothing is left to do now, sets the game's timer
 to its next due time (a bot's thinking delay, a turn timeout) and only then
 lets the game's marker go. The follow-ups run in drain jobs
@@ -27,9 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from service import lag
 from service.answers import on_revealed
-from service.coalesce import LOST
 from service.engines import game as table
 from service.engines.base import JSON, RuleError
 from service.fairness import projection as fairness
@@ -42,6 +40,7 @@ from service.store import (
     keys,
 )
 from service.store.clock import turn_deadline_ms
+from service.store.drains import LOST
 
 from .context import context
 
@@ -244,7 +243,7 @@ class Writes:
         self, followups: Any, game_id: str, version: int, seen: str, due_ms: int | None
     ) -> bool:
         """Send the writes with the end of the round (see
-        :meth:`service.coalesce.Followups.finish_round`); True when the
+        :meth:`service.store.followups.Followups.finish_round`); True when the
         marker was let go."""
         if self.sent:
             return bool(followups.finish_round(game_id, version, seen, due_ms))
@@ -285,7 +284,7 @@ def project_with_starts(game_id: str) -> tuple[table.Game, dict[int, int]]:
 
 def project_round(game_id: str, *, begin: bool = True) -> Round:
     """Begin a follow-up's round (with ``begin``: see
-    :meth:`service.coalesce.Followups.begin_round`) and fold the events not
+    :meth:`service.store.followups.Followups.begin_round`) and fold the events not
     yet projected onto the snapshot, and read Redis's time (see
     :mod:`service.store.clock`): one round trip. The writes of the
     projection (the new snapshot, the read model's extras, the lag) are
@@ -346,7 +345,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     for field, amount in ledger.items():
         out.hsetnx(keys.ledger(game_id), field, amount)
     store.queue_save_snapshot(game_id, state, out)
-    lag.projected(redis, game_id, parts.version - state.version, out)
+    store.lag.projected(game_id, parts.version - state.version, out)
     projected_state, at_ms = state, tail[-1].at_ms
     writes.then.append(lambda: PROJECTED.put(projected_state, at_ms))
     for field in cleared:

@@ -3,7 +3,7 @@
 Every ``cardroom worker`` process runs it in a thread, ``cardroom scheduler``
 runs it as its main loop, and the embedded worker calls :meth:`Ticker.tick`
 between jobs. Claims of due timers are atomic and leased (see
-:mod:`service.coalesce`), so any number of processes may fire them and a
+:mod:`service.store.followups`), so any number of processes may fire them and a
 timer whose claimer died fires again a lease later; a reconciler pass runs
 in one process at a time (a short lock in Redis), at most once per
 ``CARDROOM_RECONCILE_INTERVAL_S`` across all of them. Nothing depends on one

@@ -54,6 +54,7 @@ from .clock import ServerClock
 from .creations import CreationRecords
 from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
 from .index import GamesIndex, GameSummary
+from .lag import LagCounts
 from .seeds import SeedCipher, default_cipher, is_in_process, open_seed
 
 DEFAULT_IDEMPOTENCY_TTL_S: Final = 24 * 3600
@@ -249,6 +250,8 @@ class EventStore:
         """The idempotency records of ``POST /games`` (:mod:`service.store.creations`)."""
         self.clock = ServerClock(redis)
         """Redis's time, the one clock (:mod:`service.store.clock`)."""
+        self.lag = LagCounts(redis)
+        """The projection-lag counts (:mod:`service.store.lag`)."""
         self._append = redis.register_script(lua.APPEND)
         self._stamp = redis.register_script(lua.STAMP)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)

@@ -22,7 +22,7 @@ NAME_RE: Final = re.compile(r"[a-z0-9_]{1,32}")
 """Game names and statuses, as they appear inside index keys."""
 INDEX_SHARDS: Final = 16
 LAG: Final = f"{PREFIX}:{{metrics}}:lag"
-"""Projection lag: game id → events appended but not yet projected (:mod:`service.lag`)."""
+"""Projection lag: game id → events appended but not yet projected (:mod:`service.store.lag`)."""
 LAG_TOTAL: Final = f"{PREFIX}:{{metrics}}:lag_total"
 """The sum of :data:`LAG`'s scores, kept beside it."""
 

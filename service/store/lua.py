@@ -3,11 +3,11 @@
 Every script touches only keys of one hash-tagged slot (one game, or one
 index shard), all passed in ``KEYS``, so the scripts run on Redis Cluster.
 The one exception is asked for only on a standalone Redis: there the append
-also counts its events as projection lag (:mod:`service.lag`), may project
+also counts its events as projection lag (:mod:`service.store.lag`), may project
 itself (writing the snapshot and setting the game's entry in the timers
 index, :class:`service.store.Projection`) and, when the queue shares that
 Redis, puts a game newly in need of a follow-up on the drains' list
-(:class:`service.coalesce.Drains`), which saves every append two round trips
+(:class:`service.store.drains.Drains`), which saves every append two round trips
 and, when it projects itself, a follow-up.
 """
 
@@ -23,8 +23,8 @@ APPEND: Final = (
 -- KEYS[1]: the game's stream; KEYS[2]: its follow-up marker; then, in this
 -- order and each only when asked for: the idempotency record; the game's
 -- snapshot, its meta hash and its timers-index entry's sorted set (to project
--- the append itself); the projection-lag set and total (service.lag); the
--- drains' list and its slots (service.coalesce.Drains).
+-- the append itself); the projection-lag set and total (service.store.lag); the
+-- drains' list and its slots (service.store.drains.Drains).
 -- ARGV[1]: expected version; ARGV[2]: record TTL in ms;
 -- ARGV[3]: '1' when ARGV[4] holds a response to keep with the record;
 -- ARGV[5]: the marker's TTL in ms; ARGV[6]: the game id;

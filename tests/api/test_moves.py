@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service import lag
 from service.config import Settings
 from service.games import KNOWN_TOKENS, Forbidden, GameService
 from service.store import DEFAULT_CACHE, GameNotFound, keys
@@ -308,7 +307,7 @@ def test_a_move_with_nothing_else_to_do_is_projected_by_its_append(
     assert service.store.snapshot_version(game_id) == version
     assert service.store.load_snapshot(game_id) == service.load(game_id)
     assert not redis.exists(keys.followup(game_id)) and service.runtime.drains.backlog() == 0
-    assert len(service.runtime.queue) == 0 and lag.read(redis) == (0, 0)
+    assert len(service.runtime.queue) == 0 and service.store.lag.read() == (0, 0)
     ((entry_id, _),) = redis.xrevrange(keys.events(game_id), count=1)
     at_ms = int(entry_id.split(b"-")[1])
     nxt = service.load(game_id).engine.to_act(service.load(game_id).engine_state)
