@@ -332,10 +332,9 @@ def _store_settings(args: argparse.Namespace) -> Settings:
 
 def _store(args: argparse.Namespace, settings: Settings | None = None) -> Any:
     from .runtime import Runtime
-    from .store import EventStore
 
     runtime = Runtime.from_settings(settings or _store_settings(args))
-    return EventStore(runtime.redis, seeds=runtime.seed_cipher())
+    return runtime.event_store(seeds=runtime.seed_cipher())
 
 
 def _replay_from_store(args: argparse.Namespace, game_id: str) -> Any:
@@ -390,7 +389,7 @@ def cmd_fairness(args: argparse.Namespace) -> int:
         if args.rebuild:
             done = projection.rebuild(store)
             print(f"cardroom fairness: rebuilt from {done['games']} games, {done['deals']} deals")
-        counts, meta = projection.read(store.redis)
+        counts, meta = projection.read_for(store)
     doc = report.build(counts, meta, player=args.player, game=args.game)
     print(json.dumps(doc, indent=2) if args.json else report.render_text(doc))
     return 0

@@ -33,9 +33,8 @@ def play_bot_game(
 ) -> tuple[Any, list[Any]]:
     """Create a game, fill it with bots and run the workers until it ends."""
     from .games import GameService
-    from .store import EventStore
 
-    service = GameService(runtime, EventStore(runtime.redis))
+    service = GameService(runtime, runtime.event_store())
     state = service.create_game(game, options, seats)
     for i in range(state.seat_count):
         service.take_seat(state.game_id, f"bot-{i + 1}", None, bot=True)

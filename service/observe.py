@@ -31,7 +31,6 @@ from .metrics import (
     STORE_REFUSED_WRITES,
     STORE_REFUSING_WRITES,
 )
-from .store import keys
 
 log = logging.getLogger("cardroom.http")
 STATIC_ENDPOINTS = frozenset({"static", "web.static"})
@@ -76,10 +75,10 @@ class SystemCollector(Collector):
         )
         try:
             store = self.service.store
-            raw = store.redis.hmget(keys.reconciler(), ["swept_ms", "last_found"])
-            if raw[0] is not None:  # a sweep's time is Redis's: so is now
-                age.add_metric([], max(0.0, (store.now_ms() - int(raw[0])) / 1000))
-                found.add_metric([], float(int(raw[1] or 0)))
+            last = store.reconciler.last_sweep()
+            if last is not None:  # a sweep's time is Redis's: so is now
+                age.add_metric([], max(0.0, (store.now_ms() - last[0]) / 1000))
+                found.add_metric([], float(last[1]))
         except Exception:
             log.warning("metrics: could not read the reconciler's state")
         yield age

@@ -23,9 +23,10 @@ from .store.clients import require_replicas
 from .store.seeds import SeedCipher, default_cipher, is_in_process
 
 if TYPE_CHECKING:
-    from .store import Dispatch
+    from .store import Dispatch, EventStore
     from .store.drains import Drains
     from .store.followups import Followups
+    from .store.locks import PassLocks
 
 FOLLOWUP_JOB = "workers.jobs.process_game"
 DRAIN_JOB = "workers.jobs.drain_followups"
@@ -129,6 +130,26 @@ class Runtime:
         if self._queue is None:
             self._queue = Queue(self.settings.queue_name, connection=self.queue_redis)
         return self._queue
+
+    def event_store(self, **options: Any) -> EventStore:
+        """An event store over this process's store client (``options``: those of
+        :class:`service.store.EventStore`)."""
+        from .store import EventStore
+
+        return EventStore(self.redis, **options)
+
+    @property
+    def locks(self) -> PassLocks:
+        """The periodic passes' locks (:mod:`service.store.locks`), for a process
+        that runs them without an event store of its own."""
+        from .store.locks import PassLocks
+
+        return PassLocks(self.redis)
+
+    def widen_store_pool(self, connections: int) -> None:
+        """Let the store's client open ``connections`` connections (see
+        :func:`widen_pool`)."""
+        widen_pool(self.redis, connections)
 
     @property
     def followups(self) -> Followups:
@@ -237,3 +258,11 @@ def timeouts(settings: Settings) -> dict[str, Any]:
         "socket_connect_timeout": settings.redis_connect_timeout_s,
         "retry": Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
     }
+
+
+def widen_pool(client: Any, connections: int) -> None:
+    """Let ``client`` open ``connections`` connections: each waiting stream holds one
+    in ``XREAD BLOCK`` (redis-py's pool allows 100 unless told otherwise)."""
+    pool = getattr(client, "connection_pool", None)
+    if pool is not None and isinstance(getattr(pool, "max_connections", None), int):
+        pool.max_connections = max(pool.max_connections, connections)

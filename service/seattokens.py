@@ -13,26 +13,24 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import secrets
 from typing import Any, Final
 
-SERVER_KEY: Final = "cardroom:{seat-token-key}"
+from .store import seattoken
+
+SERVER_KEY: Final = seattoken.SERVER_KEY
 """The Redis key holding the server's HMAC key (32 random bytes, set once)."""
 
-_cache: dict[int, bytes] = {}
+_keys: dict[int, seattoken.SeatTokenKey] = {}
 
 
 def server_key(redis: Any) -> bytes:
-    """The HMAC key, drawn and stored by the first process that needs it."""
-    cached = _cache.get(id(redis))
-    if cached is not None:
-        return cached
-    redis.set(SERVER_KEY, secrets.token_bytes(32), nx=True)
-    key = redis.get(SERVER_KEY)
-    if not isinstance(key, bytes) or len(key) < 32:
-        raise RuntimeError(f"{SERVER_KEY} holds no usable key")
-    _cache[id(redis)] = key
-    return key
+    """The HMAC key, drawn and stored by the first process that needs it (what
+    :class:`service.games.GameService` still calls; the store's own is
+    ``store.seat_token_key()``, :mod:`service.store.seattoken`)."""
+    key = _keys.get(id(redis))
+    if key is None:
+        key = _keys[id(redis)] = seattoken.SeatTokenKey(redis)
+    return key()
 
 
 def derive_token(key: bytes, game_id: str, seat: int, idempotency_key: str) -> str:

@@ -34,8 +34,7 @@ class WorkerContext:
 def build(runtime: Runtime) -> WorkerContext:
     from service.games import GameService
 
-    store = EventStore(
-        runtime.redis,
+    store = runtime.event_store(
         followup_lease_ms=int(runtime.settings.followup_lease_s * 1000),
         seeds=runtime.seed_cipher(),
     )

@@ -15,18 +15,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Final
-
-import redis
+from typing import Final
 
 from service.runtime import Runtime
-from service.store import keys
+from service.store.errors import STORE_UNAVAILABLE
 
 from .context import install
 
 log = logging.getLogger("cardroom.timers")
 
-REDIS_ERRORS: Final = (redis.ConnectionError, redis.TimeoutError)
+REDIS_ERRORS: Final = STORE_UNAVAILABLE
 LONGEST_PAUSE_S: Final = 2.0
 """The longest pause between two tries while Redis does not answer."""
 
@@ -57,8 +55,7 @@ class Ticker:
         """The reconciler's lock for one interval (not released: the interval
         holds across processes)."""
         ttl_ms = max(1, int(self.reconcile_every_s * 1000) - 50)
-        client: Any = self.runtime.redis
-        return bool(client.set(keys.reconciler("lock"), "1", nx=True, px=ttl_ms))
+        return self.runtime.locks.reconciler(ttl_ms)
 
     def run(self, stop: threading.Event) -> None:
         """Tick every ``CARDROOM_TIMER_POLL_S`` until ``stop``; rides out Redis

@@ -18,7 +18,6 @@ from service.games import GameService
 from service.logs import setup_logging
 from service.observe import init_observability
 from service.runtime import Runtime
-from service.store import EventStore
 from service.web import bp as web_pages
 
 from . import errors, events, fairness, floor, games, meta, moves, replays, seats
@@ -69,8 +68,7 @@ def create_app(
             app.wsgi_app, x_for=settings.proxies, x_proto=settings.proxies
         )
     app.extensions["cardroom_streams"] = StreamSlots.from_settings(settings)
-    store = EventStore(
-        runtime.redis,
+    store = runtime.event_store(
         idempotency_ttl_s=settings.idempotency_ttl_s,
         followup_lease_ms=int(settings.followup_lease_s * 1000),
         seeds=runtime.seed_cipher(),
@@ -79,7 +77,7 @@ def create_app(
     init_followups(app, runtime)
 
     errors.register(app)
-    init_limits(app, settings, runtime.redis)
+    init_limits(app, settings, runtime)
     init_cors(app, settings)
     if app.config["STREAMS_ONLY"]:
         app.register_blueprint(events.bp)

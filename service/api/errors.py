@@ -32,7 +32,6 @@ from service.idempotency import (
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
 )
-from service.store import keys
 from service.store.errors import BadGameId, GameNotFound, NotReplicated, VersionConflict
 from service.store.index import BadCursor
 from service.store.refusals import RETRY_AFTER_S, Reason, refusal_reason
@@ -235,7 +234,7 @@ def _http(exc: HTTPException) -> Response:
 def _expired(game_id: str) -> bool:
     """Whether ``game_id`` is a table the retention pass expired (recently)."""
     try:
-        return bool(current_app.extensions["cardroom"].store.redis.exists(keys.expired(game_id)))
+        return bool(current_app.extensions["cardroom"].store.removal.was_expired(game_id))
     except Exception:  # a bad id, or Redis gone: then it is simply not found
         return False
 

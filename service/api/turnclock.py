@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Final, cast
+from typing import Final
 
 from service.engines import game as table
 from service.engines.base import JSON
-from service.store import DEFAULT_CACHE, EventStore, keys
+from service.store import DEFAULT_CACHE, EventStore
 from service.store.clock import turn_deadline_ms
 
 TIMES_CACHE_SIZE: Final = 4096
@@ -63,14 +63,9 @@ class EntryTimes:
         if entry is not None and entry[0].version == version and entry[1] is not None:
             at = entry[1]
         else:
-            name = str(version)
-            rows = cast(
-                list[tuple[bytes, dict[bytes, bytes]]],
-                store.redis.xrange(keys.events(game_id), min=name, max=name, count=1),
-            )
-            if not rows:
+            at = store.entries.entry_time(game_id, version)
+            if at is None:
                 return None
-            at = int(rows[0][0].partition(b"-")[2])
         self.put(game_id, version, at)
         return at
 

@@ -6,6 +6,12 @@ Only the API layer turns them into HTTP (``VersionConflict`` → 409,
 
 from __future__ import annotations
 
+from typing import Final
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
 
 class StoreError(Exception):
     """Base of every error the event store raises."""
@@ -81,3 +87,9 @@ class CorruptExport(StoreError, ValueError):
         self.line = line
         self.reason = reason
         super().__init__(f"export line {line}: {reason}" if line else f"export: {reason}")
+
+
+CommandRefused = ResponseError
+"""A command Redis answered with an error (a refused write: full, read-only, …)."""
+STORE_UNAVAILABLE: Final = (RedisConnectionError, RedisTimeoutError)
+"""What a command raises when Redis is away (a dead connection or a timeout)."""

@@ -54,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from . import keys, lua
+from . import keys, lua, readmodel
 from .clients import run_script
 from .clock import ServerClock
 
@@ -175,7 +175,7 @@ class Followups:
         for game_id in game_ids:
             pipe.xlen(keys.events(game_id))
             pipe.exists(keys.followup(game_id))
-            pipe.hget(keys.snapshot(game_id), "v")
+            pipe.hget(keys.snapshot(game_id), readmodel.VERSION)
             pipe.zscore(self.due_key(game_id), game_id)
         replies = pipe.execute()
         out = []

@@ -191,3 +191,10 @@ def expired(game_id: str) -> str:
     """Left (with a TTL) where a table that never started was expired, so its
     players are told so (``410``) rather than that it never existed."""
     return _game_key(game_id, "expired")
+
+
+def entry_time(entry_id: bytes | str) -> int:
+    """The time part (ms) of a game's stream entry id ``<version>-<at_ms>``."""
+    if isinstance(entry_id, bytes):
+        return int(entry_id.partition(b"-")[2])
+    return int(entry_id.partition("-")[2])
