@@ -20,9 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
-from typing import Final, Literal, cast
-
-import redis
+from typing import Final, Literal
 
 from schemas.api import EventOut
 
@@ -30,6 +28,7 @@ from .bodies import event_json
 from .engines.table import Table, redact
 from .replay import build_replay, verify_game
 from .store import EventStore, StoredEvent, keys
+from .store.errors import CommandRefused
 from .store.refusals import refusal_reason
 
 Which = Literal["replay", "verify", "events"]
@@ -85,12 +84,13 @@ def build(store: EventStore, game_id: str) -> dict[Which, tuple[str, str]] | Non
         "events": _tagged(events_lines(state, stored)),
     }
     if store.exists(game_id):  # an archived game's answers are rebuilt, not re-stored
-        pipe = store.redis.pipeline(transaction=False)
-        for which, (etag, text) in made.items():
-            pipe.set(_key(game_id, which), zlib.compress(f"{etag}\n{text}".encode(), 6), nx=True)
+        blobs: dict[str, bytes] = {
+            which: zlib.compress(f"{etag}\n{text}".encode(), 6)
+            for which, (etag, text) in made.items()
+        }
         try:
-            pipe.execute()
-        except redis.exceptions.ResponseError as exc:
+            store.answers.keep(game_id, blobs)
+        except CommandRefused as exc:
             if refusal_reason(exc) is None:
                 raise
             # Redis takes no writes now (full, say): serve the answer without keeping it
@@ -99,14 +99,14 @@ def build(store: EventStore, game_id: str) -> dict[Which, tuple[str, str]] | Non
 
 def on_revealed(store: EventStore, game_id: str) -> None:
     """The workers' hook: build the ended game's answers unless they are kept."""
-    if not store.redis.exists(verify_key(game_id)):
+    if not store.answers.has(game_id, "verify"):
         build(store, game_id)
 
 
 def ended_answer(store: EventStore, game_id: str, which: Which) -> tuple[str, str] | None:
     """``(etag, JSON)`` of an ended game's answer, built now if missing;
     ``None`` while the game runs (its answer is still changing)."""
-    raw = cast("bytes | None", store.redis.get(_key(game_id, which)))
+    raw = store.answers.get(game_id, which)
     if raw is not None:
         etag, _, text = zlib.decompress(raw).decode().partition("\n")
         return etag, text

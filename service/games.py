@@ -82,7 +82,7 @@ class GameService:
         self.repository = GameRepository(runtime, store, followup, start_drain)
         self.seats = SeatAccess(self.repository)
         self.creations = CreationKeys(store.creations)
-        self.seating = Seating(self.repository, self.seats, self.advance)
+        self.seating = Seating(self.repository, self.seats, lambda game_id: self.advance(game_id))
         self.views: LRU[tuple[str, int | None], tuple[table.Table, str]] = LRU(VIEWS_KEPT)
         """``(game_id, seat or None) → (state, JSON)`` of views rendered lately
         (:func:`service.api.views.view_json`)."""

@@ -6,7 +6,7 @@ processes set ``PROMETHEUS_MULTIPROC_DIR`` and every process's samples are
 aggregated at scrape time (prometheus-client's multiprocess mode). Gauges that
 describe the whole system (queue depth, projection lag) are read from Redis
 when scraped, so any process answers them the same; the lag is kept up to
-date as games change (:mod:`service.lag`), so a scrape costs the same few
+date as games change (:mod:`service.store.lag`), so a scrape costs the same few
 commands however many games there are.
 """
 
@@ -23,7 +23,6 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from .lag import read as lag_reading
 from .metrics import (
     APPEND_SECONDS,
     MOVES,
@@ -32,7 +31,6 @@ from .metrics import (
     STORE_REFUSED_WRITES,
     STORE_REFUSING_WRITES,
 )
-from .store import keys
 
 log = logging.getLogger("cardroom.http")
 STATIC_ENDPOINTS = frozenset({"static", "web.static"})
@@ -56,7 +54,7 @@ class SystemCollector(Collector):
         )
         try:
             queue.add_metric([], float(len(self.service.runtime.queue)))
-            behind, most = lag_reading(self.service.store.redis)
+            behind, most = self.service.store.lag.read()
             lag.add_metric([], float(behind))
             worst.add_metric([], float(most))
         except Exception:  # a scrape must not fail because Redis hiccupped
@@ -77,10 +75,10 @@ class SystemCollector(Collector):
         )
         try:
             store = self.service.store
-            raw = store.redis.hmget(keys.reconciler(), ["swept_ms", "last_found"])
-            if raw[0] is not None:  # a sweep's time is Redis's: so is now
-                age.add_metric([], max(0.0, (store.now_ms() - int(raw[0])) / 1000))
-                found.add_metric([], float(int(raw[1] or 0)))
+            last = store.reconciler.last_sweep()
+            if last is not None:  # a sweep's time is Redis's: so is now
+                age.add_metric([], max(0.0, (store.now_ms() - last[0]) / 1000))
+                found.add_metric([], float(last[1]))
         except Exception:
             log.warning("metrics: could not read the reconciler's state")
         yield age

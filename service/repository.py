@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from typing import Final, Protocol
 
-from service import lag
 from service.config import Settings
 from service.engines import table
 from service.engines.base import JSON, Event
@@ -270,7 +269,7 @@ class GameRepository:
         only a drain job for the slot it took is left to enqueue."""
         self.cache.put(new, result.at_ms)
         if not result.lag_counted:  # a cluster: the lag keys are not in the game's slot
-            lag.appended(self.store.redis, new.game_id, new.version - (old.version if old else 0))
+            self.store.lag.appended(new.game_id, new.version - (old.version if old else 0))
         if old is not None and old.status != new.status:
             self.store.set_status(new.game_id, new.status)
         if not result.fresh:

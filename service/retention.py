@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import fsspec  # type: ignore[import-untyped]
 from prometheus_client import Counter, Gauge
@@ -37,9 +37,8 @@ from prometheus_client import Counter, Gauge
 from schemas.codec import decode_event
 from service.engines import table
 
-from . import lag
 from .config import Settings, settings
-from .store import EventStore, StoredEvent, keys, load_game
+from .store import EventStore, StoredEvent, keys, load_game, removal
 from .store.archive import export_jsonl, parse_export
 from .store.errors import GameNotFound
 
@@ -51,17 +50,7 @@ PAGE: Final = 200
 PASS_LOCK: Final = keys.retention_lock()
 EXPIRED_MARK_S: Final = 86_400
 """How long an expired table still answers ``410`` (then ``404``)."""
-EXPIRE_IF_UNCHANGED: Final = """
--- KEYS: the game's stream, then every other key of the game; KEYS[#KEYS]: its
--- expiry mark. ARGV[1]: the id the stream's last entry must still have;
--- ARGV[2]: the mark's TTL in seconds. Deletes the game and leaves the mark
--- only if nothing was appended since the caller looked; returns 1 if so.
-local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-if #last == 0 or last[1][1] ~= ARGV[1] then return 0 end
-for i = 1, #KEYS - 1 do redis.call('DEL', KEYS[i]) end
-redis.call('SET', KEYS[#KEYS], '1', 'EX', tonumber(ARGV[2]))
-return 1
-"""
+EXPIRE_IF_UNCHANGED: Final = removal.EXPIRE_IF_UNCHANGED
 
 REDIS_MEMORY_RATIO = Gauge(
     "cardroom_redis_memory_ratio", "Redis used_memory / maxmemory (0 when no limit is set)."
@@ -95,7 +84,7 @@ def run_pass(
     cfg = current or settings()
     now = store.now_ms() if now_ms is None else now_ms  # Redis's time, as the events'
     report = PassReport()
-    report.memory_ratio = check_memory(store.redis, cfg.memory_warn_ratio)
+    report.memory_ratio = check_memory(store, cfg.memory_warn_ratio)
     if cfg.archive_url is not None:
         cutoff = now - cfg.archive_after_s * 1000
         for game_id in list(_games(store, "ended")):
@@ -124,7 +113,7 @@ def periodic_pass(store: EventStore, current: Settings | None = None) -> PassRep
     """:func:`run_pass` at most once a minute across every process calling this
     (the workers' periodic hook: a lock key with a TTL decides who runs it)."""
     cfg = current or settings()
-    if not store.redis.set(PASS_LOCK, b"1", nx=True, ex=cfg.retention_interval_s):
+    if not store.locks.retention(cfg.retention_interval_s):
         return None
     return run_pass(store, cfg)
 
@@ -171,8 +160,8 @@ def archive_game(store: EventStore, game_id: str, url: str) -> str:
     if fs.cat_file(path).decode() != text:
         raise ArchiveMismatch(game_id)
     store.set_status(game_id, ARCHIVED)
-    store.redis.delete(*game_keys(game_id))
-    lag.projected(store.redis, game_id, 0)
+    store.removal.delete(game_keys(game_id))
+    store.lag.projected(game_id, 0)
     RETAINED.labels("archived").inc()
     return str(path)
 
@@ -186,12 +175,10 @@ def expire_unstarted(store: EventStore, game_id: str, cutoff_ms: int) -> bool:
         return False
     if state.seated or state.over:
         return False
-    rows = store.redis.xrevrange(keys.events(game_id), count=1)
-    if not rows:
+    entry = store.entries.last_id(game_id)
+    if entry is None:
         return False
-    entry_id = rows[0][0]
-    entry = entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
-    if int(entry.partition("-")[2]) > cutoff_ms:
+    if keys.entry_time(entry) > cutoff_ms:
         return False
     return drop_unjoined(store, game_id, entry)
 
@@ -201,38 +188,22 @@ def drop_unjoined(store: EventStore, game_id: str, last_entry: str | None = None
     its index entry. With ``last_entry``, only if the stream still ends there
     (a seat taken meanwhile keeps the table); whether it was deleted."""
     if last_entry is None:
-        rows = store.redis.xrevrange(keys.events(game_id), count=1)
-        if not rows:
+        last_entry = store.entries.last_id(game_id)
+        if last_entry is None:
             return False
-        raw = rows[0][0]
-        last_entry = raw.decode() if isinstance(raw, bytes) else str(raw)
-    doomed = [*game_keys(game_id), keys.expired(game_id)]  # the stream first
-    script = store.redis.register_script(EXPIRE_IF_UNCHANGED)
-    if not script(keys=doomed, args=[last_entry, EXPIRED_MARK_S]):
+    # the stream first
+    if not store.removal.expire_if_unchanged(
+        game_id, game_keys(game_id), last_entry, EXPIRED_MARK_S
+    ):
         return False
-    lag.projected(store.redis, game_id, 0)
+    store.lag.projected(game_id, 0)
     _drop_index_entry(store, game_id)
     RETAINED.labels("expired").inc()
     return True
 
 
 def _drop_index_entry(store: EventStore, game_id: str) -> None:
-    shard = keys.index_shard(game_id)
-    meta_key = keys.index_meta(shard)
-    raw = cast("bytes | None", store.redis.hget(meta_key, game_id))
-    if raw is None:
-        return
-    game, status, _ = raw.decode().split(" ")
-    pipe = store.redis.pipeline(transaction=False)  # one shard's slot
-    pipe.hdel(meta_key, game_id)
-    for key in (
-        keys.index_games(shard),
-        keys.index_games(shard, game=game),
-        keys.index_games(shard, status=status),
-        keys.index_games(shard, game=game, status=status),
-    ):
-        pipe.zrem(key, game_id)
-    pipe.execute()
+    store.index.drop(game_id)
 
 
 def read_archive(game_id: str, url: str) -> list[StoredEvent]:
@@ -263,11 +234,11 @@ def events_or_archive(
     return state, store.read(game_id, 0, state.version)
 
 
-def check_memory(redis: Any, warn_ratio: float) -> float | None:
+def check_memory(store: EventStore, warn_ratio: float) -> float | None:
     """Redis's used/max memory ratio into the gauge, warning past ``warn_ratio``;
     ``None`` when Redis has no limit (or does not say)."""
     try:
-        info = redis.info("memory")
+        info = store.health.memory()
     except Exception:  # INFO refused (an ACL) or a cluster client's per-node dict
         return None
     if not isinstance(info, dict) or "used_memory" not in info:

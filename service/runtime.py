@@ -23,10 +23,12 @@ from .store.clients import require_replicas
 from .store.seeds import SeedCipher, default_cipher, is_in_process
 
 if TYPE_CHECKING:
-    from .coalesce import Drains, Followups
     from .games import GameService
     from .repository import Followup, StartDrain
     from .store import Dispatch, EventStore
+    from .store.drains import Drains
+    from .store.followups import Followups
+    from .store.locks import PassLocks
 
 FOLLOWUP_JOB = "workers.jobs.process_game"
 DRAIN_JOB = "workers.jobs.drain_followups"
@@ -162,10 +164,23 @@ class Runtime:
         return self._queue
 
     @property
+    def locks(self) -> PassLocks:
+        """The periodic passes' locks (:mod:`service.store.locks`), for a process
+        that runs them without an event store of its own."""
+        from .store.locks import PassLocks
+
+        return PassLocks(self.redis)
+
+    def widen_store_pool(self, connections: int) -> None:
+        """Let the store's client open ``connections`` connections (see
+        :func:`widen_pool`)."""
+        widen_pool(self.redis, connections)
+
+    @property
     def followups(self) -> Followups:
-        """The games' follow-up markers and timers (:mod:`service.coalesce`)."""
+        """The games' follow-up markers and timers (:mod:`service.store.followups`)."""
         if self._followups is None:
-            from .coalesce import Followups
+            from .store.followups import Followups
 
             self._followups = Followups(
                 self.redis, self.settings.followup_lease_s, self.enqueue_followup
@@ -177,7 +192,7 @@ class Runtime:
         are in the stream), a failure kept a week, and the game and version it
         is about (in its meta, for the failure log). Retries do not go through
         RQ's scheduler: a failed follow-up sets its game's timer to the backoff
-        (:meth:`service.coalesce.Followups.failed`)."""
+        (:meth:`service.store.followups.Followups.failed`)."""
         return {
             "result_ttl": 0,
             "failure_ttl": 7 * 86_400,
@@ -187,9 +202,9 @@ class Runtime:
     @property
     def drains(self) -> Drains:
         """The list of games awaiting a follow-up and its drain jobs
-        (:class:`service.coalesce.Drains`)."""
+        (:class:`service.store.drains.Drains`)."""
         if self._drains is None:
-            from .coalesce import Drains
+            from .store.drains import Drains
 
             self._drains = Drains(
                 self.queue_redis,
@@ -223,7 +238,7 @@ class Runtime:
         list, and a drain job is enqueued if a slot is free. Callers do this
         only when the game's marker was newly set: by their append
         (:attr:`service.store.AppendResult.fresh`) or a poke
-        (:meth:`service.coalesce.Followups.request`)."""
+        (:meth:`service.store.followups.Followups.request`)."""
         self.drains.dispatch(game_id)
         self.wake.set()
 
@@ -268,3 +283,11 @@ def timeouts(settings: Settings) -> dict[str, Any]:
         "socket_connect_timeout": settings.redis_connect_timeout_s,
         "retry": Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
     }
+
+
+def widen_pool(client: Any, connections: int) -> None:
+    """Let ``client`` open ``connections`` connections: each waiting stream holds one
+    in ``XREAD BLOCK`` (redis-py's pool allows 100 unless told otherwise)."""
+    pool = getattr(client, "connection_pool", None)
+    if pool is not None and isinstance(getattr(pool, "max_connections", None), int):
+        pool.max_connections = max(pool.max_connections, connections)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from service.engines import table
-from service.seattokens import derive_token, server_key
+from service.seattokens import derive_token
 from service.store import LRU, EventStore, GameNotFound, keys, load_game_and_tokens
 
 from .errors import Forbidden, Unauthenticated
@@ -111,6 +111,6 @@ class SeatAccess:
         if idempotency_key is None:
             token = secrets.token_urlsafe(TOKEN_BYTES)
         else:
-            token = derive_token(server_key(self.store.redis), game_id, seat, idempotency_key)
+            token = derive_token(self.store.seat_token_key(), game_id, seat, idempotency_key)
         self.store.put_token(game_id, seat, hash_token(token))
         return token

@@ -5,7 +5,8 @@ from a server key and (game id, seat, idempotency key): the same request
 sent again re-derives the very same token, and nobody without the key can.
 The server key is drawn once and kept in Redis (like the server seeds), so
 every API process derives the same tokens; tokens themselves are stored
-nowhere, only their SHA-256 (see :mod:`service.games`).
+nowhere, only their SHA-256 (see :mod:`service.seataccess`). The store reads
+the key once (``store.seat_token_key()``, :mod:`service.store.seattoken`).
 """
 
 from __future__ import annotations
@@ -13,26 +14,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import secrets
-from typing import Any, Final
+from typing import Final
 
-SERVER_KEY: Final = "cardroom:{seat-token-key}"
+from .store import seattoken
+
+SERVER_KEY: Final = seattoken.SERVER_KEY
 """The Redis key holding the server's HMAC key (32 random bytes, set once)."""
-
-_cache: dict[int, bytes] = {}
-
-
-def server_key(redis: Any) -> bytes:
-    """The HMAC key, drawn and stored by the first process that needs it."""
-    cached = _cache.get(id(redis))
-    if cached is not None:
-        return cached
-    redis.set(SERVER_KEY, secrets.token_bytes(32), nx=True)
-    key = redis.get(SERVER_KEY)
-    if not isinstance(key, bytes) or len(key) < 32:
-        raise RuntimeError(f"{SERVER_KEY} holds no usable key")
-    _cache[id(redis)] = key
-    return key
 
 
 def derive_token(key: bytes, game_id: str, seat: int, idempotency_key: str) -> str:

@@ -38,13 +38,5 @@ def create_app(
     """The stream server's application (see the module's documentation)."""
     settings = settings or load_settings()
     runtime = runtime or Runtime.from_settings(settings)
-    widen_pool(runtime.redis, settings.streams_max + POOL_HEADROOM)
+    runtime.widen_store_pool(settings.streams_max + POOL_HEADROOM)
     return api.create_app(settings, runtime, {**(config or {}), "STREAMS_ONLY": True})
-
-
-def widen_pool(client: Any, connections: int) -> None:
-    """Let ``client`` open ``connections`` connections: each waiting stream holds one
-    in ``XREAD BLOCK`` (redis-py's pool allows 100 unless told otherwise)."""
-    pool = getattr(client, "connection_pool", None)
-    if pool is not None and isinstance(getattr(pool, "max_connections", None), int):
-        pool.max_connections = max(pool.max_connections, connections)

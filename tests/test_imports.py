@@ -192,10 +192,8 @@ def test_the_helpers_beside_the_service_import_no_api_or_workers() -> None:
         "service.fairness",
         "service.budgets",
         "service.seattokens",
-        "service.coalesce",
         "service.retention",
         "service.answers",
-        "service.lag",
     )
     for name, targets in graph().items():
         if within(name, *helpers):
@@ -245,3 +243,81 @@ def test_a_module_level_test_extra_would_be_found(tmp_path: Path) -> None:
         "def f() -> None:\n    import yaml\n"
     )
     assert module_level_libraries(sample) & TEST_EXTRAS == {"httpx"}
+
+
+# -- the closed store ------------------------------------------------------------
+REDIS_LIBRARIES = {"redis", "fakeredis"}
+REDIS_ALLOWED = {
+    # wiring: these create the clients, or hand one to a library that needs it
+    "service.runtime": "builds the store's and the queue's clients (and stores over them)",
+    "service.localredis": "starts a private redis-server and connects to it",
+    "service.aofcheck": "checks, at startup, that each client's Redis keeps an AOF",
+    "workers.main": "hands the queue's connection to rq",
+    "service.api.limits": "gives flask-limiter its storage",
+    "service.api.errors": "maps the client's exception types to problems",
+    # not closed yet: each reads the store's client itself
+    "service.fairness.projection": "the fairness counts' keys, not yet behind a store class",
+    "service.api.fairness": "hands the store's client to the fairness report's cache",
+    "service.api.floor": "the benchmark floor: one bare XADD of a key of its own, "
+    "outside every game and never read by cardroom",
+}
+"""Modules outside ``service.store`` that may import a Redis client library or
+read an attribute named ``redis`` (a client), and why."""
+
+
+def redis_uses(path: Path) -> list[str]:
+    """Where ``path`` imports a Redis client library or reads an attribute
+    ``redis`` of anything (``store.redis``, ``runtime.redis``)."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = {node.module.split(".")[0]}
+        elif isinstance(node, ast.Attribute) and node.attr == "redis":
+            found.append(f"line {node.lineno}: .redis")
+            continue
+        else:
+            continue
+        found.extend(f"line {node.lineno}: import {n}" for n in sorted(names & REDIS_LIBRARIES))
+    return found
+
+
+def test_only_the_store_and_the_wiring_touch_a_redis_client() -> None:
+    """Whoever owns a key owns its commands: outside ``service.store`` every
+    command goes through a named store method."""
+    found = modules()
+    for name, path in found.items():
+        # the local stack starts and administers redis-servers for the tests and the
+        # benchmarks; the service never imports it (see above)
+        if within(name, "service.store", "schemas", DEVSTACK) or name in REDIS_ALLOWED:
+            continue
+        assert redis_uses(path) == [], f"{name} uses a Redis client itself"
+    assert set(REDIS_ALLOWED) <= set(found), "the allow-list names a module that is gone"
+
+
+def test_a_raw_redis_use_would_be_found(tmp_path: Path) -> None:
+    sample = tmp_path / "x.py"
+    sample.write_text(
+        "import redis\nfrom fakeredis import FakeRedis\n"
+        "def f(store: object) -> None:\n    store.redis.xadd('k', {})\n"
+    )
+    assert redis_uses(sample) == [
+        "line 1: import redis",
+        "line 2: import fakeredis",
+        "line 4: .redis",
+    ]
+
+
+def test_the_snapshot_fields_are_the_same_in_the_append_and_the_save() -> None:
+    """The append that projects itself and ``save_snapshot`` write one set of fields."""
+    import re
+
+    from service.store import lua, readmodel
+
+    def written(script: str) -> set[str]:
+        sets = re.findall(r"HSET', KEYS\[(?:snap|1)\], ([^)]*)\)", script)
+        assert len(sets) == 1
+        return set(re.findall(r"'(\w+)'", sets[0]))
+
+    assert written(lua.APPEND) == written(lua.SAVE_SNAPSHOT) == set(readmodel.SNAPSHOT_FIELDS)

@@ -6,7 +6,7 @@ by the store and ignored here) or an idempotent write (``HSETNX`` into the
 ledger, a snapshot that only moves forward).
 
 A game has at most one follow-up queued or running (see
-:mod:`service.coalesce`): :func:`process_game` goes round until the game's
+:mod:`service.store.followups`): :func:`process_game` goes round until the game's
 projection is current and nothing is left to do now, sets the game's timer
 to its next due time (a bot's thinking delay, a turn timeout) and only then
 lets the game's marker go. The follow-ups run in drain jobs
@@ -27,9 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from service import lag
 from service.answers import on_revealed
-from service.coalesce import LOST
 from service.engines import table
 from service.engines.base import JSON, RuleError
 from service.fairness import projection as fairness
@@ -39,7 +37,8 @@ from service.store import (
     VersionConflict,
     keys,
 )
-from service.store.clock import turn_deadline_ms
+from service.store.drains import LOST
+from service.store.readmodel import ReadModel, turn_deadline_ms, turn_field, turn_mark
 
 from .context import context
 
@@ -221,8 +220,8 @@ it (or after a newer snapshot another worker saved), like the API's load."""
 class Writes:
     """A round's writes, queued on one pipeline and sent once."""
 
-    def __init__(self, redis: Any) -> None:
-        self.pipe = redis.pipeline(transaction=False)
+    def __init__(self, pipe: Any) -> None:
+        self.pipe = pipe
         self.sent = False
         self.then: list[Callable[[], None]] = []
         """What to do once the writes have landed."""
@@ -241,7 +240,7 @@ class Writes:
         self, followups: Any, game_id: str, version: int, seen: str, due_ms: int | None
     ) -> bool:
         """Send the writes with the end of the round (see
-        :meth:`service.coalesce.Followups.finish_round`); True when the
+        :meth:`service.store.followups.Followups.finish_round`); True when the
         marker was let go."""
         if self.sent:
             return bool(followups.finish_round(game_id, version, seen, due_ms))
@@ -282,7 +281,7 @@ def project_with_starts(game_id: str) -> tuple[table.Table, dict[int, int]]:
 
 def project_round(game_id: str, *, begin: bool = True) -> Round:
     """Begin a follow-up's round (with ``begin``: see
-    :meth:`service.coalesce.Followups.begin_round`) and fold the events not
+    :meth:`service.store.followups.Followups.begin_round`) and fold the events not
     yet projected onto the snapshot, and read Redis's time (see
     :mod:`service.store.clock`): one round trip. The writes of the
     projection (the new snapshot, the read model's extras, the lag) are
@@ -294,14 +293,14 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     """
     ctx = context()
     store: EventStore = ctx.store
-    redis = store.redis
+    model = store.readmodel
     followups = ctx.runtime.followups
     projected = ctx.projected.entry(game_id)
-    pipe = redis.pipeline(transaction=False)
+    pipe = model.pipeline()
     if begin:
         followups.queue_begin(pipe, game_id)
     followups.clock.queue_now(pipe, keys.events(game_id))
-    pipe.hgetall(keys.meta(game_id))
+    model.queue_read_marks(pipe, game_id)
     store.queue_load(game_id, projected, pipe=pipe)
     replies = pipe.execute()
     seen = followups.seen(replies) if begin else ""
@@ -311,12 +310,8 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     parts = store.parse_load(game_id, reply, projected)  # GameNotFound: no game
     if projected is not None and not parts.cached:
         ctx.projected.drop(game_id)  # it holds events the stream no longer has
-    marks: dict[str, str] = {
-        k.decode(): v.decode()
-        for k, v in cast(dict[bytes, bytes], marks_raw).items()
-        if k.startswith(keys.TURN_FIELD.encode())
-    }
-    writes = Writes(redis)
+    marks = model.turn_marks_of(cast(dict[bytes, bytes], marks_raw))
+    writes = Writes(model.pipeline())
     state = parts.base
     tail = parts.events
     if not tail:
@@ -332,18 +327,14 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     # seat that moved is to act again at once
     begun, idle = table.turn_changes(state, after)
     times = {stored.version: stored.at_ms for stored in tail}
-    turn_marks = {f"{keys.TURN_FIELD}{seat}": f"{v}:{times[v]}" for seat, v in begun.items()}
-    cleared = {f"{keys.TURN_FIELD}{seat}" for seat in idle} & marks.keys()
-    fairness.record(redis, game_id, tail, state)
+    turn_marks = {turn_field(seat): turn_mark(v, times[v]) for seat, v in begun.items()}
+    cleared = {turn_field(seat) for seat in idle} & marks.keys()
+    fairness.record_for(store, game_id, tail, state)
     out = writes.pipe
-    if cleared:
-        out.hdel(keys.meta(game_id), *sorted(cleared))
-    if turn_marks:
-        out.hset(keys.meta(game_id), mapping=cast(Any, turn_marks))
-    for field, amount in ledger.items():
-        out.hsetnx(keys.ledger(game_id), field, amount)
+    model.queue_turn_marks(out, game_id, cleared, turn_marks)
+    model.queue_ledger(out, game_id, ledger)
     store.queue_save_snapshot(game_id, state, out)
-    lag.projected(redis, game_id, parts.version - state.version, out)
+    store.lag.projected(game_id, parts.version - state.version, out)
     projected_state, at_ms = state, tail[-1].at_ms
     writes.then.append(lambda: ctx.projected.put(projected_state, at_ms))
     for field in cleared:
@@ -353,7 +344,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
 
 
 def _starts(marks: dict[str, str]) -> dict[int, int]:
-    return {int(k[len(keys.TURN_FIELD) :]): int(v.partition(":")[2]) for k, v in marks.items()}
+    return ReadModel.starts_of(marks)
 
 
 def _to_act(state: table.Table | None) -> set[int]:
@@ -379,19 +370,12 @@ def _ledger_entries(stored: StoredEvent) -> dict[str, int]:
 
 
 def ledger_entries(game_id: str) -> dict[str, int]:
-    raw = cast(dict[bytes, bytes], context().store.redis.hgetall(keys.ledger(game_id)))
-    return {k.decode(): int(v) for k, v in raw.items()}
+    return context().store.readmodel.ledger(game_id)
 
 
 def turn_starts(game_id: str) -> dict[int, int]:
     """When each seat's current turn began (ms), as the projection recorded it."""
-    raw = cast(dict[bytes, bytes], context().store.redis.hgetall(keys.meta(game_id)))
-    prefix = keys.TURN_FIELD.encode()
-    return {
-        int(k[len(prefix) :]): int(v.decode().partition(":")[2])
-        for k, v in raw.items()
-        if k.startswith(prefix)
-    }
+    return context().store.readmodel.turn_starts(game_id)
 
 
 # -- bots and timeouts -------------------------------------------------------------

@@ -49,9 +49,8 @@ def reconcile_pass(limit: int | None = None) -> JSON:
     """Check the next ``limit`` games (``CARDROOM_RECONCILE_BATCH``) of the
     sweep; poke those left behind. Returns what it did."""
     ctx = context()
-    redis: Any = ctx.runtime.redis
     budget = limit or ctx.runtime.settings.reconcile_batch
-    raw = {k.decode(): v.decode() for k, v in redis.hgetall(keys.reconciler()).items()}
+    raw = ctx.store.reconciler.read()
     status_i = int(raw.get("status", 0)) % len(STATUSES)
     shard = int(raw.get("shard", 0)) % keys.INDEX_SHARDS
     score = float(raw.get("score", "-inf"))
@@ -64,8 +63,7 @@ def reconcile_pass(limit: int | None = None) -> JSON:
     swept = False
     while scanned < budget:
         want = budget - scanned
-        key = keys.index_games(shard, status=STATUSES[status_i])
-        page = redis.zrangebyscore(key, score, "+inf", start=0, num=want + TIES, withscores=True)
+        page = ctx.store.index.scan_page(shard, STATUSES[status_i], score, want + TIES)
         after = [
             (m.decode(), s) for m, s in page if s > score or (s == score and m.decode() > member)
         ]
@@ -109,7 +107,7 @@ def reconcile_pass(limit: int | None = None) -> JSON:
             "found": found,
             "checked": checked,
         }
-    redis.hset(keys.reconciler(), mapping=mapping)
+    ctx.store.reconciler.write(mapping)
     # Games waiting on the drains' list and a slot free (its drain lost with its
     # worker, say): a fresh drain for them.
     kicked = ctx.runtime.drains.dispatch() is not None

@@ -3,7 +3,7 @@
 Every ``cardroom worker`` process runs it in a thread, ``cardroom scheduler``
 runs it as its main loop, and the embedded worker calls :meth:`Ticker.tick`
 between jobs. Claims of due timers are atomic and leased (see
-:mod:`service.coalesce`), so any number of processes may fire them and a
+:mod:`service.store.followups`), so any number of processes may fire them and a
 timer whose claimer died fires again a lease later; a reconciler pass runs
 in one process at a time (a short lock in Redis), at most once per
 ``CARDROOM_RECONCILE_INTERVAL_S`` across all of them. Nothing depends on one
@@ -15,18 +15,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Final
-
-import redis
+from typing import Final
 
 from service.runtime import Runtime
-from service.store import keys
+from service.store.errors import STORE_UNAVAILABLE
 
 from .context import install
 
 log = logging.getLogger("cardroom.timers")
 
-REDIS_ERRORS: Final = (redis.ConnectionError, redis.TimeoutError)
+REDIS_ERRORS: Final = STORE_UNAVAILABLE
 LONGEST_PAUSE_S: Final = 2.0
 """The longest pause between two tries while Redis does not answer."""
 
@@ -57,8 +55,7 @@ class Ticker:
         """The reconciler's lock for one interval (not released: the interval
         holds across processes)."""
         ttl_ms = max(1, int(self.reconcile_every_s * 1000) - 50)
-        client: Any = self.runtime.redis
-        return bool(client.set(keys.reconciler("lock"), "1", nx=True, px=ttl_ms))
+        return self.runtime.locks.reconciler(ttl_ms)
 
     def run(self, stop: threading.Event) -> None:
         """Tick every ``CARDROOM_TIMER_POLL_S`` until ``stop``; rides out Redis

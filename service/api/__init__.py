@@ -71,7 +71,7 @@ def create_app(
     init_followups(app, runtime)
 
     errors.register(app)
-    init_limits(app, settings, runtime.redis)
+    init_limits(app, settings, runtime)
     init_cors(app, settings)
     if app.config["STREAMS_ONLY"]:
         app.register_blueprint(events.bp)

@@ -36,7 +36,6 @@ from service.errors import (
     Unauthenticated,
 )
 from service.idempotency import CLIENT_SECRET
-from service.store import keys
 from service.store.errors import (
     BadCursor,
     BadGameId,
@@ -295,7 +294,7 @@ def _http(exc: HTTPException) -> Response:
 def _expired(game_id: str) -> bool:
     """Whether ``game_id`` is a table the retention pass expired (recently)."""
     try:
-        return bool(current_app.extensions["cardroom"].store.redis.exists(keys.expired(game_id)))
+        return bool(current_app.extensions["cardroom"].store.removal.was_expired(game_id))
     except Exception:  # a bad id, or Redis gone: then it is simply not found
         return False
 

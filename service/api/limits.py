@@ -25,7 +25,7 @@ a check the request goes through: the limiter never turns an outage into
 from __future__ import annotations
 
 import logging
-from typing import Final
+from typing import Any, Final
 
 import redis
 from flask import Flask, Response, current_app, request
@@ -114,9 +114,11 @@ def charge_events(count: int, *, kept: bool = False) -> None:
     found.charge_address("reads", request.remote_addr or "-", reads)
 
 
-def init_limits(app: Flask, settings: Settings, store_redis: object) -> Limits | None:
+def init_limits(app: Flask, settings: Settings, runtime: Any) -> Limits | None:
+    """The rate limits of ``app``, their budgets on ``runtime``'s store client
+    (in process when embedded)."""
     limits_on = bool(app.config.get("RATELIMIT_ENABLED", True))
-    found = Limits(settings, None if settings.embedded else store_redis) if limits_on else None
+    found = Limits(settings, None if settings.embedded else runtime.redis) if limits_on else None
     if found is None:
         return None
     app.extensions["cardroom_limits"] = found

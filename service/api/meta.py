@@ -13,11 +13,10 @@ from __future__ import annotations
 import time
 from typing import Final
 
-import redis
 from flask import Blueprint, Response
 
 from schemas.api import Health, Live, Ready
-from service.store import keys
+from service.store.errors import CommandRefused
 from service.store.refusals import refusal_reason
 from service.writestate import accepted
 
@@ -48,7 +47,7 @@ def livez() -> Response:
 @bp.get("/healthz")
 def healthz() -> Response:
     try:
-        service().store.redis.ping()
+        service().store.health.ping()
     except Exception:
         raise ApiError(503, "unavailable", "Unavailable", "Redis does not answer") from None
     return reply(Health(status="ok", redis="ok"))
@@ -57,8 +56,8 @@ def healthz() -> Response:
 @bp.get("/readyz")
 def readyz() -> Response:
     try:
-        service().store.redis.set(keys.ready_probe(), int(time.time() * 1000), px=PROBE_TTL_MS)
-    except redis.exceptions.ResponseError as exc:
+        service().store.health.probe_write(int(time.time() * 1000), PROBE_TTL_MS)
+    except CommandRefused as exc:
         reason = refusal_reason(exc)
         if reason is None:
             raise

@@ -119,6 +119,11 @@ def game_counts(state: table.Table, events: Sequence[HasEvent]) -> tuple[Counter
     return _count(notes(state, events)[0].items())
 
 
+def record_for(store: Any, game_id: str, events: Sequence[HasEvent], state: table.Table) -> None:
+    """:func:`record` on the event store's Redis."""
+    record(store.redis, game_id, events, state)
+
+
 def record(redis: Any, game_id: str, events: Sequence[HasEvent], state: table.Table) -> None:
     """The worker's hook: note the deals among ``events`` (just folded into
     ``state``) and, once the game's hands are public, count the game."""
@@ -238,6 +243,11 @@ def rebuild(store: Any, batch: int = 200) -> dict[str, int]:
             pipe.rename(src, dst)
     pipe.execute()
     return {"games": games, "deals": deals}
+
+
+def read_for(store: Any) -> tuple[dict[str, int], dict[str, int]]:
+    """:func:`read` on the event store's Redis."""
+    return read(store.redis)
 
 
 def read(redis: Any) -> tuple[dict[str, int], dict[str, int]]:

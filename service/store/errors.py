@@ -6,6 +6,12 @@ Only the API layer turns them into HTTP (``VersionConflict`` → 409,
 
 from __future__ import annotations
 
+from typing import Final
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
 
 class StoreError(Exception):
     """Base of every error the event store raises."""
@@ -85,3 +91,9 @@ class CorruptExport(StoreError, ValueError):
 
 class BadCursor(StoreError, ValueError):
     """A paging cursor that :meth:`~service.store.index.GamesIndex.list_games` did not hand out."""
+
+
+CommandRefused = ResponseError
+"""A command Redis answered with an error (a refused write: full, read-only, …)."""
+STORE_UNAVAILABLE: Final = (RedisConnectionError, RedisTimeoutError)
+"""What a command raises when Redis is away (a dead connection or a timeout)."""

@@ -39,7 +39,8 @@ from service.engines.base import Event
 from service.engines.registry import GAMES
 from service.engines.table import GameCreated, Table
 
-from . import keys, lua
+from . import keys, lua, readmodel
+from .answers import KeptAnswers
 from .append import Append, Dispatch, Projection, Record, StoredEntry
 from .append import Settings as AppendSettings
 from .clients import (
@@ -53,9 +54,17 @@ from .clients import (
 )
 from .clock import ServerClock
 from .creations import CreationRecords
+from .entries import StreamEntries
 from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
+from .health import ServerHealth
 from .index import GamesIndex, GameSummary
+from .lag import LagCounts
+from .locks import PassLocks
 from .lru import LRU
+from .readmodel import ReadModel
+from .reconciler import ReconcilerState
+from .removal import GameRemoval
+from .seattoken import SeatTokenKey
 from .seeds import SeedCipher, default_cipher, is_in_process, open_seed
 from .statecache import StateCache
 
@@ -224,6 +233,24 @@ class EventStore:
             counts_lag=self.counts_lag,
             projects=self.projects_appends,
         )
+        self.lag = LagCounts(redis)
+        """The projection-lag counts (:mod:`service.store.lag`)."""
+        self.entries = StreamEntries(redis)
+        """Single stream entries' ids and times (:mod:`service.store.entries`)."""
+        self.seat_token_key = SeatTokenKey(redis)
+        """Called: the seat tokens' server key (:mod:`service.store.seattoken`)."""
+        self.health = ServerHealth(redis)
+        """Ping, the ready probe, memory (:mod:`service.store.health`)."""
+        self.locks = PassLocks(redis)
+        """The periodic passes' locks (:mod:`service.store.locks`)."""
+        self.removal = GameRemoval(redis)
+        """Deleting and expiring games (:mod:`service.store.removal`)."""
+        self.reconciler = ReconcilerState(redis)
+        """The reconciler's cursor and figures (:mod:`service.store.reconciler`)."""
+        self.answers = KeptAnswers(redis)
+        """Ended games' kept answers (:mod:`service.store.answers`)."""
+        self.readmodel = ReadModel(redis)
+        """The turn marks and the chip ledger (:mod:`service.store.readmodel`)."""
         self._append = redis.register_script(lua.APPEND)
         self._stamp = redis.register_script(lua.STAMP)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
@@ -397,10 +424,9 @@ class EventStore:
         if cached is not None and cached[0].version == version and cached[1] is not None:
             at = cached[1]
         else:
-            rows = self._xrange(game_id, version - 1, 1)
-            if not rows or _split_id(rows[0][0])[0] != version:
+            at = self.entries.entry_time(game_id, version)
+            if at is None:
                 return None
-            at = _split_id(rows[0][0])[1]
         self.entry_times.put((game_id, version), at)
         return at
 
@@ -580,7 +606,9 @@ class EventStore:
         """The kept snapshot, or ``None`` if there is none or it was written
         while the engine's state had another shape (the load path then folds
         the whole stream)."""
-        kept = self.redis.hmget(keys.snapshot(game_id), ["g", "h", "s"])
+        kept = self.redis.hmget(
+            keys.snapshot(game_id), [readmodel.GAME, readmodel.SCHEMA, readmodel.STATE]
+        )
         game, schema_id, data = cast(list[bytes | None], kept)
         if not _usable(game, schema_id) or game is None or data is None:
             return None
@@ -588,7 +616,9 @@ class EventStore:
 
     def snapshot_version(self, game_id: str) -> int:
         """The version of the usable kept snapshot (0: none)."""
-        kept = self.redis.hmget(keys.snapshot(game_id), ["g", "h", "v"])
+        kept = self.redis.hmget(
+            keys.snapshot(game_id), [readmodel.GAME, readmodel.SCHEMA, readmodel.VERSION]
+        )
         game, schema_id, version = cast(list[bytes | None], kept)
         return int(version) if version is not None and _usable(game, schema_id) else 0
 
@@ -669,7 +699,7 @@ class EventStore:
         for game_id in game_ids:
             pipe.xrevrange(keys.events(game_id), count=1)
         return [
-            int(rows[0][0].partition(b"-")[2]) if rows else None
+            keys.entry_time(rows[0][0]) if rows else None
             for rows in cast("list[list[tuple[bytes, Any]]]", pipe.execute())
         ]
 

@@ -78,6 +78,34 @@ class GamesIndex:
             if moved:
                 return
 
+    def drop(self, game_id: str) -> None:
+        """Remove ``game_id`` from the index (its shard's meta and sets)."""
+        shard = keys.index_shard(game_id, self._shards)
+        meta_key = keys.index_meta(shard)
+        raw = cast("bytes | None", self._redis.hget(meta_key, game_id))
+        if raw is None:
+            return
+        game, status, _ = raw.decode().split(" ")
+        pipe = self._redis.pipeline(transaction=False)  # one shard's slot
+        pipe.hdel(meta_key, game_id)
+        for key in (
+            keys.index_games(shard),
+            keys.index_games(shard, game=game),
+            keys.index_games(shard, status=status),
+            keys.index_games(shard, game=game, status=status),
+        ):
+            pipe.zrem(key, game_id)
+        pipe.execute()
+
+    def scan_page(
+        self, shard: int, status: str, score: float, count: int
+    ) -> list[tuple[bytes, float]]:
+        """Up to ``count`` games of ``status`` in ``shard`` created at or after
+        ``score`` (ms), oldest first, with their scores (the reconciler's walk)."""
+        key = keys.index_games(shard, status=status)
+        page = self._redis.zrangebyscore(key, score, "+inf", start=0, num=count, withscores=True)
+        return cast(list[tuple[bytes, float]], page)
+
     def get(self, game_id: str) -> GameSummary | None:
         key = keys.index_meta(keys.index_shard(game_id, self._shards))
         raw = cast("bytes | None", self._redis.hget(key, game_id))

@@ -22,7 +22,7 @@ NAME_RE: Final = re.compile(r"[a-z0-9_]{1,32}")
 """Game names and statuses, as they appear inside index keys."""
 INDEX_SHARDS: Final = 16
 LAG: Final = f"{PREFIX}:{{metrics}}:lag"
-"""Projection lag: game id → events appended but not yet projected (:mod:`service.lag`)."""
+"""Projection lag: game id → events appended but not yet projected (:mod:`service.store.lag`)."""
 LAG_TOTAL: Final = f"{PREFIX}:{{metrics}}:lag_total"
 """The sum of :data:`LAG`'s scores, kept beside it."""
 
@@ -193,3 +193,10 @@ def expired(game_id: str) -> str:
     """Left (with a TTL) where a table that never started was expired, so its
     players are told so (``410``) rather than that it never existed."""
     return _game_key(game_id, "expired")
+
+
+def entry_time(entry_id: bytes | str) -> int:
+    """The time part (ms) of a game's stream entry id ``<version>-<at_ms>``."""
+    if isinstance(entry_id, bytes):
+        return int(entry_id.partition(b"-")[2])
+    return int(entry_id.partition("-")[2])

@@ -3,11 +3,11 @@
 Every script touches only keys of one hash-tagged slot (one game, or one
 index shard), all passed in ``KEYS``, so the scripts run on Redis Cluster.
 The one exception is asked for only on a standalone Redis: there the append
-also counts its events as projection lag (:mod:`service.lag`), may project
+also counts its events as projection lag (:mod:`service.store.lag`), may project
 itself (writing the snapshot and setting the game's entry in the timers
 index, :class:`service.store.Projection`) and, when the queue shares that
 Redis, puts a game newly in need of a follow-up on the drains' list
-(:class:`service.coalesce.Drains`), which saves every append two round trips
+(:class:`service.store.drains.Drains`), which saves every append two round trips
 and, when it projects itself, a follow-up.
 """
 
@@ -16,15 +16,16 @@ from __future__ import annotations
 from typing import Final
 
 from . import clock
+from .readmodel import lua_fields
 
-APPEND: Final = (
+APPEND: Final = lua_fields(
     clock.LUA
     + """
 -- KEYS[1]: the game's stream; KEYS[2]: its follow-up marker; then, in this
 -- order and each only when asked for: the idempotency record; the game's
 -- snapshot, its meta hash and its timers-index entry's sorted set (to project
--- the append itself); the projection-lag set and total (service.lag); the
--- drains' list and its slots (service.coalesce.Drains).
+-- the append itself); the projection-lag set and total (service.store.lag); the
+-- drains' list and its slots (service.store.drains.Drains).
 -- ARGV, by name (service.store.append.ARGS holds the same names in this order):
 -- ARGV[1] expected_version: the version the events were decided on
 -- ARGV[2] record_ttl_ms: the idempotency record's TTL
@@ -94,7 +95,7 @@ if ARGV[11] ~= '' then
   if #last == 0 or last[1][1] ~= ARGV[11] then return {0, current} end
 end
 if snap and redis.call('EXISTS', KEYS[2]) == 0 then
-  local kept = redis.call('HMGET', KEYS[snap], 'v', 'h')
+  local kept = redis.call('HMGET', KEYS[snap], $V, $H)
   if tonumber(kept[1]) ~= current or kept[2] ~= ARGV[13] then snap = nil end
 else
   snap = nil
@@ -120,15 +121,15 @@ if idem then
 end
 if snap then
   local meta = KEYS[snap + 1]
-  redis.call('HSET', KEYS[snap], 'v', version, 'g', ARGV[14], 's', ARGV[12], 'h', ARGV[13])
-  for seat in string.gmatch(ARGV[16], '%d+') do redis.call('HDEL', meta, 'turn:' .. seat) end
+  redis.call('HSET', KEYS[snap], $V, version, $G, ARGV[14], $S, ARGV[12], $H, ARGV[13])
+  for seat in string.gmatch(ARGV[16], '%d+') do redis.call('HDEL', meta, $TURN .. seat) end
   for seat, since in string.gmatch(ARGV[15], '(%d+):(%d+)') do
-    redis.call('HSET', meta, 'turn:' .. seat, since .. ':' .. last_at)
+    redis.call('HSET', meta, $TURN .. seat, since .. ':' .. last_at)
   end
   local due = nil
   if ARGV[18] ~= '' then
     for seat in string.gmatch(ARGV[17], '%d+') do
-      local mark = redis.call('HGET', meta, 'turn:' .. seat)
+      local mark = redis.call('HGET', meta, $TURN .. seat)
       if mark then
         local at = turn_deadline(string.match(mark, ':(%d+)$'), ARGV[18])
         if not due or at < due then due = at end
@@ -169,7 +170,7 @@ return {1, current + 1, version, last_at, fresh == 1 and 1 or 0, slot, 0}
 """
 )
 
-LOAD: Final = """
+LOAD: Final = lua_fields("""
 -- Everything a load needs, read at one instant.
 -- KEYS[1]: the game's stream; KEYS[2]: its snapshot hash; KEYS[3] (optional):
 -- its seat tokens hash.
@@ -206,7 +207,7 @@ end
 if cached == 1 and have == version then return {last_id, 1, false, {}, tokens} end
 local schema = {}
 for i = 3, #ARGV, 2 do schema[ARGV[i]] = ARGV[i + 1] end
-local snap = redis.call('HMGET', KEYS[2], 'v', 'g', 'h', 's')
+local snap = redis.call('HMGET', KEYS[2], $V, $G, $H, $S)
 local at = tonumber(snap[1])
 if at and at <= version and snap[2] and schema[snap[2]] == snap[3]
     and not (cached == 1 and at <= have) then
@@ -216,17 +217,17 @@ end
 local from = '-'
 if cached == 1 then from = tostring(have + 1) end
 return {last_id, cached, false, redis.call('XRANGE', KEYS[1], from, '+'), tokens}
-"""
+""")
 
-SAVE_SNAPSHOT: Final = """
+SAVE_SNAPSHOT: Final = lua_fields("""
 -- KEYS[1]: the snapshot hash. ARGV: version, game, encoded state, state schema id.
 -- Replaces the snapshot only with a strictly newer version, or when the kept
 -- one has another state schema (unusable since an engine changed); 1 if it did.
-local kept = redis.call('HMGET', KEYS[1], 'v', 'h')
+local kept = redis.call('HMGET', KEYS[1], $V, $H)
 if kept[2] == ARGV[4] and tonumber(ARGV[1]) <= tonumber(kept[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'g', ARGV[2], 's', ARGV[3], 'h', ARGV[4])
+redis.call('HSET', KEYS[1], $V, ARGV[1], $G, ARGV[2], $S, ARGV[3], $H, ARGV[4])
 return 1
-"""
+""")
 
 INDEX_GAME: Final = """
 -- KEYS: shard meta hash, then the sets: all, by game, by status, by game and status.

@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service import lag
 from service.config import Settings
 from service.games import Forbidden, GameService
 from service.store import GameNotFound, keys
@@ -177,19 +176,20 @@ def test_without_expected_version_a_lost_race_is_decided_again(
 ) -> None:
     tab = api.table("hazari")
     move, version = suggestion(api, tab, 0)
-    real_append = service.store.append
+    real_append = service.store.write
     calls: list[int] = []
 
-    def racing_append(game_id: str, events: Any, expected: int, *a: Any, **k: Any) -> Any:
+    def racing_append(append: Any) -> Any:
+        game_id, expected = append.game_id, append.expected_version
         calls.append(expected)
         if len(calls) == 1:  # someone else's move lands first
             state = service.load(game_id)
             other = state.engine.legal_moves(state.engine_state, 1)[0]
             service.submit_move(game_id, 1, other)
             raise VersionConflict(game_id, expected, expected + 1)
-        return real_append(game_id, events, expected, *a, **k)
+        return real_append(append)
 
-    monkeypatch.setattr(service.store, "append", racing_append)
+    monkeypatch.setattr(service.store, "write", racing_append)
     r = api.move(tab.game_id, tab.tokens[0], move)
     assert r.status_code == 201, r.get_json()
     assert r.get_json()["version"] == version + 2
@@ -217,7 +217,7 @@ def test_a_retry_racing_its_first_attempt_gets_its_answer(
     appended: the retry still answers 201 with the first attempt's body."""
     tab = api.table("hazari")
     move, version = suggestion(api, tab, 0)
-    real_append = service.store.append
+    real_append = service.store.write
     first: list[Any] = []
     calls: list[int] = []
 
@@ -227,7 +227,7 @@ def test_a_retry_racing_its_first_attempt_gets_its_answer(
             first.append(service.submit_move(tab.game_id, 0, move, version, "k"))
         return real_append(*args, **kwargs)
 
-    monkeypatch.setattr(service.store, "append", late_append)
+    monkeypatch.setattr(service.store, "write", late_append)
     r = api.move(tab.game_id, tab.tokens[0], move, expected_version=version, idempotency_key="k")
     assert r.status_code == 201, r.get_json()
     assert r.get_json() == first[0].body
@@ -308,7 +308,7 @@ def test_a_move_with_nothing_else_to_do_is_projected_by_its_append(
     assert service.store.snapshot_version(game_id) == version
     assert service.store.load_snapshot(game_id) == service.load(game_id)
     assert not redis.exists(keys.followup(game_id)) and service.runtime.drains.backlog() == 0
-    assert len(service.runtime.queue) == 0 and lag.read(redis) == (0, 0)
+    assert len(service.runtime.queue) == 0 and service.store.lag.read() == (0, 0)
     ((entry_id, _),) = redis.xrevrange(keys.events(game_id), count=1)
     at_ms = int(entry_id.split(b"-")[1])
     nxt = service.load(game_id).engine.to_act(service.load(game_id).engine_state)

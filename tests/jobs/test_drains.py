@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 import redis
 
-from service.coalesce import LOST, Drains
 from service.config import load_settings
 from service.runtime import Runtime
 from service.store import EventStore
+from service.store.drains import LOST, Drains
 from tests.store.helpers import created, timeouts
 from workers import jobs
 from workers.context import WorkerContext, install

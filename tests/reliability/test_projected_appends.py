@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from service import lag
 from service.config import load_settings
 from service.engines import table
 from service.runtime import Runtime
@@ -46,8 +45,8 @@ def read_model(ctx: WorkerContext, game_id: str) -> tuple[Any, ...]:
     meta: dict[bytes, bytes] = redis.hgetall(keys.meta(game_id))
     marks = {k: v for k, v in meta.items() if k.startswith(keys.TURN_FIELD.encode())}
     due = redis.zscore(ctx.runtime.followups.due_key(game_id), game_id)
-    behind = redis.zscore(lag.LAG, game_id)
-    return ctx.store.load_snapshot(game_id), marks, due, behind, lag.read(redis)
+    behind = redis.zscore(keys.LAG, game_id)
+    return ctx.store.load_snapshot(game_id), marks, due, behind, ctx.store.lag.read()
 
 
 def forget_projection(ctx: WorkerContext, game_id: str) -> None:

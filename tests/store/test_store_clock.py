@@ -15,9 +15,9 @@ import pytest
 import redis
 
 from service.budgets import Rate, RedisBudgets
-from service.coalesce import Followups
 from service.store import EventStore, clock, keys
 from service.store.clients import run_script
+from service.store.followups import Followups
 from tests.store.helpers import created
 
 DEADLINE = clock.LUA + "return turn_deadline(ARGV[1], ARGV[2])"

@@ -9,7 +9,6 @@ from dataclasses import replace
 import pytest
 
 from schemas.codec import pack_event
-from service import lag
 from service.engines import table
 from service.store import AppendResult, EventStore, Projection, archive, keys
 from service.store.errors import BadGameId, CorruptExport, GameExists, GameNotFound, VersionConflict
@@ -119,14 +118,14 @@ def test_appends_count_their_events_as_projection_lag(store: EventStore) -> None
     # nor an import's entries: the import projects them itself
     store.append_stored("g2", [(*pack_event(created("g2")), 1_700_000_000_000)], 0)
     if not store.counts_lag:  # a cluster
-        assert not first.lag_counted and lag.read(store.redis) == (0, 0)
+        assert not first.lag_counted and store.lag.read() == (0, 0)
         return
     assert first.lag_counted
-    assert lag.read(store.redis) == (5, 5)
-    lag.projected(store.redis, "g1", 0)
-    assert lag.read(store.redis) == (0, 0)
+    assert store.lag.read() == (5, 5)
+    store.lag.projected("g1", 0)
+    assert store.lag.read() == (0, 0)
     store.append("g1", timeouts(1), 5)
-    assert lag.read(store.redis) == (1, 1)
+    assert store.lag.read() == (1, 1)
 
 
 # -- appends that project themselves -------------------------------------------------
@@ -181,7 +180,7 @@ def test_an_append_with_nothing_pending_projects_itself(store: EventStore) -> No
     }
     assert store.redis.zscore(DUE, "g1") == at + 30_000 and store.redis.zscore(DUE, "other") == 1
     assert not store.redis.exists(keys.followup("g1"))
-    assert lag.read(store.redis) == (0, 0)  # not behind, though the lag counted the earlier ones
+    assert store.lag.read() == (0, 0)  # not behind, though the lag counted the earlier ones
 
     # turns without a limit: the game's timer goes
     projection = _projection(store, 1, limit_ms=None)
@@ -213,7 +212,7 @@ def test_an_append_projects_itself_only_onto_the_current_snapshot(store: EventSt
     result = store.append("g1", timeouts(1, start=300), 5, projection=_projection(store, 1))
     assert not result.projected and result.fresh
     assert store.redis.zscore(DUE, "g1") is None and not store.redis.exists(keys.meta("g1"))
-    assert lag.read(store.redis)[1] > 0
+    assert store.lag.read()[1] > 0
 
 
 def test_a_refused_or_repeated_append_projects_nothing(store: EventStore) -> None:
@@ -225,10 +224,14 @@ def test_a_refused_or_repeated_append_projects_nothing(store: EventStore) -> Non
     with pytest.raises(VersionConflict):  # decided on version 1, the stream is at 2
         store.append("g1", timeouts(1, start=100), 1, projection=stale)
     assert store.snapshot_version("g1") == 2 and not store.redis.exists(DUE)
-    first = store.append("g1", timeouts(1, start=100), 2, "k", projection=projection)
+    first = store.append(
+        "g1", timeouts(1, start=100), 2, idempotency_key="k", projection=projection
+    )
     assert first.projected
     store.redis.delete(keys.meta("g1"), DUE)
-    again = store.append("g1", timeouts(1, start=100), 2, "k", projection=projection)
+    again = store.append(
+        "g1", timeouts(1, start=100), 2, idempotency_key="k", projection=projection
+    )
     assert again.duplicate and not again.projected
     assert not store.redis.exists(keys.meta("g1")) and not store.redis.exists(DUE)
     with pytest.raises(ValueError):  # a projection of another version
