@@ -38,7 +38,7 @@ import httpx
 from service.engines import table
 from service.engines.azi.engine import chips_brought, total_chips
 from service.replay import RecordedEvent, audit, audit_replay
-from service.store import EventStore, StoredEvent, keys
+from service.store import EventStore, StoredEvent
 
 from .players import Ack, Table
 
@@ -178,8 +178,7 @@ def _check_chips(store: EventStore, game_id: str, stored: list[StoredEvent], bad
         if total_chips(engine_state) != chips_brought(engine_state):
             bad(f"v{s.version}: {total_chips(engine_state)} chips on the table")
             return
-    raw = store.redis.hgetall(keys.ledger(game_id))
-    ledger = {_text(k): int(v) for k, v in raw.items()}
+    ledger = store.readmodel.ledger(game_id)
     settled = [s for s in stored if s.event.type == "PotSettled"]
     expected = {
         f"{s.version}:{seat}": paid - put

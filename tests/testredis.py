@@ -37,3 +37,10 @@ def _test_redis() -> str:
 
 
 TEST_REDIS: Final = _test_redis()
+
+
+def client_of(store: Any) -> Any:
+    """The Redis client under ``store`` (an :class:`~service.store.EventStore`), for
+    the tests that look at or break the stored keys themselves: the service
+    reaches Redis only through the store's named methods."""
+    return store._redis

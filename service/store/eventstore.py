@@ -16,8 +16,6 @@ never rewritten or trimmed.
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
@@ -27,19 +25,9 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from schemas.codec import (
-    EventDecodeError,
-    decode_state,
-    encode_state,
-    entry_reader,
-    state_schema_id,
-)
-from schemas.compact import expand
 from service.engines.base import Event
-from service.engines.registry import GAMES
-from service.engines.table import GameCreated, Table
 
-from . import keys, lua, readmodel
+from . import keys, lua
 from .answers import KeptAnswers
 from .append import Append, Dispatch, Projection, Record, StoredEntry
 from .append import Settings as AppendSettings
@@ -50,7 +38,6 @@ from .clients import (
     durability,
     master_of,
     refresh_topology,
-    run_script,
 )
 from .clock import ServerClock
 from .creations import CreationRecords
@@ -62,19 +49,19 @@ from .lag import LagCounts
 from .locks import PassLocks
 from .lru import LRU
 from .readmodel import ReadModel
+from .reads import LoadParts, RawEvent, StoredEvent, StreamReads
 from .reconciler import ReconcilerState
 from .removal import GameRemoval
 from .seattoken import SeatTokenKey
-from .seeds import SeedCipher, default_cipher, is_in_process, open_seed
+from .seeds import SeedCipher, default_cipher, is_in_process
+from .snapshots import Snapshots
 from .statecache import StateCache
+from .tablekeys import TableKeys
 
 DEFAULT_IDEMPOTENCY_TTL_S: Final = 24 * 3600
 DEFAULT_FOLLOWUP_LEASE_MS: Final = 5_000
 """How long a game's follow-up marker lives unless its job refreshes it."""
-GAMES_REMEMBERED: Final = 100_000
 ENTRY_TIMES_KEPT: Final = 4096
-LAST_SEQ: Final = 2**64 - 1
-"""The largest sequence part of a stream id: ``<v>-LAST_SEQ`` is after every entry of version v."""
 BLOCK_SLICE_MS: Final = 2_000
 """The longest single blocking ``XREAD`` (shorter if the client's socket
 timeout asks for it, see :func:`service.store.clients.block_slice_ms`)."""
@@ -82,8 +69,6 @@ WAIT_ATTEMPTS: Final = 4
 """Tries of an append that waits for replicas, when the cluster answers that
 the slot moved or a connection broke (a failover in progress)."""
 
-Rows = list[tuple[bytes, dict[bytes, bytes]]]
-"""Stream entries as redis-py returns them: ``(id, {field: value})``."""
 
 __all__ = [
     "AppendResult",
@@ -128,50 +113,7 @@ class AppendResult:
     caller sees to the follow-up."""
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    version: int
-    at_ms: int
-    event: Event
-
-
-@dataclass(frozen=True, slots=True)
-class RawEvent:
-    """A stream entry as stored, not decoded (for exports and audits);
-    ``data`` is the fields' JSON (inflated if it was stored deflated)."""
-
-    version: int
-    at_ms: int
-    type: str
-    schema_version: int
-    data: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class LoadParts:
-    """What bringing a game's state up to its stream's last entry takes, read
-    in one round trip by :meth:`EventStore.load_parts`: fold ``events`` onto
-    ``base`` (onto nothing when ``base`` is ``None``)."""
-
-    version: int
-    """The version of the stream's last entry."""
-    at_ms: int
-    """The time part of that entry's id."""
-    base: Table | None
-    """A usable snapshot newer than the cached state, else the cached state
-    handed in when ``cached``, else ``None`` (``events`` then start at the
-    game's first)."""
-    cached: bool
-    """Whether the cached state handed in is the stream's: not past its end,
-    and folded from the entry the stream holds at its version. When false a
-    failover lost events it holds (or none was handed in)."""
-    events: list[StoredEvent]
-    """The events after ``base``, up to the stream's last."""
-    token_hashes: dict[bytes, bytes] | None = None
-    """``sha256(token) → seat`` of the game, when asked for."""
-
-
-class EventStore:
+class EventStore(StreamReads, Snapshots, TableKeys):
     """Events, snapshots, seeds, seat tokens, the games index and the creation
     keys of cardroom.
 
@@ -206,7 +148,7 @@ class EventStore:
         self.wait_timeout_ms = required.timeout_ms if wait_timeout_ms is None else wait_timeout_ms
         if self.wait_replicas < 0 or self.wait_timeout_ms <= 0:
             raise ValueError("wait_replicas must be >= 0 and wait_timeout_ms > 0")
-        self.redis = redis
+        self._redis = redis
         self.seeds = seeds if seeds is not None else default_cipher(is_in_process(redis))
         """Seals server seeds at rest (``None``: in the clear); see :mod:`service.store.seeds`."""
         self.states = states if states is not None else StateCache()
@@ -222,17 +164,31 @@ class EventStore:
         self.projects_appends = not self.cluster
         """Appends may project themselves (:class:`Projection`): on a standalone
         Redis only (the timers index is not in a game's slot)."""
-        self.index = GamesIndex(redis, index_shards)
-        self.creations = CreationRecords(redis, self.idempotency_ttl_ms)
-        """The idempotency records of ``POST /games`` (:mod:`service.store.creations`)."""
-        self.clock = ServerClock(redis)
-        """Redis's time, the one clock (:mod:`service.store.clock`)."""
+        self._attach(redis, index_shards)
         self._append_settings = AppendSettings(
             record_ttl_ms=self.idempotency_ttl_ms,
             marker_ttl_ms=followup_lease_ms,
             counts_lag=self.counts_lag,
             projects=self.projects_appends,
         )
+        self._append = redis.register_script(lua.APPEND)
+        self._stamp = redis.register_script(lua.STAMP)
+        self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
+        self._load = redis.register_script(lua.LOAD)
+        self._schema_args: list[bytes] = []
+        """Pairs of game name and current state schema id, for :data:`lua.LOAD`."""
+        self._games: dict[str, str] = {}
+        """game id → game name: fixed by a game's first event, so safe to keep
+        (forgotten all at once past
+        :data:`service.store.reads.GAMES_REMEMBERED`, to bound memory)."""
+
+    def _attach(self, redis: Client, index_shards: int) -> None:
+        """The stores of the other concerns, one per key family, over ``redis``."""
+        self.index = GamesIndex(redis, index_shards)
+        self.creations = CreationRecords(redis, self.idempotency_ttl_ms)
+        """The idempotency records of ``POST /games`` (:mod:`service.store.creations`)."""
+        self.clock = ServerClock(redis)
+        """Redis's time, the one clock (:mod:`service.store.clock`)."""
         self.lag = LagCounts(redis)
         """The projection-lag counts (:mod:`service.store.lag`)."""
         self.entries = StreamEntries(redis)
@@ -251,15 +207,6 @@ class EventStore:
         """Ended games' kept answers (:mod:`service.store.answers`)."""
         self.readmodel = ReadModel(redis)
         """The turn marks and the chip ledger (:mod:`service.store.readmodel`)."""
-        self._append = redis.register_script(lua.APPEND)
-        self._stamp = redis.register_script(lua.STAMP)
-        self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
-        self._load = redis.register_script(lua.LOAD)
-        self._schema_args: list[bytes] = []
-        """Pairs of game name and current state schema id, for :data:`lua.LOAD`."""
-        self._games: dict[str, str] = {}
-        """game id → game name: fixed by a game's first event, so safe to keep
-        (forgotten all at once past ``GAMES_REMEMBERED``, to bound memory)."""
 
     # -- events ------------------------------------------------------------
     def append(
@@ -363,7 +310,7 @@ class EventStore:
         attempt = 0
         loaded = False
         while True:
-            node = master_of(self.redis, script_keys[0])
+            node = master_of(self._redis, script_keys[0])
             pipe = node.pipeline(transaction=False)
             pipe.evalsha(self._append.sha, len(script_keys), *script_keys, *args)
             pipe.wait(self.wait_replicas, self.wait_timeout_ms)
@@ -373,7 +320,7 @@ class EventStore:
             except (RedisConnectionError, RedisTimeoutError):
                 if not retry:
                     raise
-                refresh_topology(self.redis, attempt)
+                refresh_topology(self._redis, attempt)
                 attempt += 1
                 continue
             if isinstance(reply, NoScriptError) and not loaded:
@@ -381,7 +328,7 @@ class EventStore:
                 loaded = True
                 continue
             if isinstance(reply, ResponseError) and retry and _redirected(reply):
-                refresh_topology(self.redis, attempt)
+                refresh_topology(self._redis, attempt)
                 attempt += 1
                 loaded = False  # the slot's next master may lack the script too
                 continue
@@ -397,277 +344,13 @@ class EventStore:
         Lets a caller answer a retried request before deciding again on a
         state the first attempt already changed.
         """
-        record = _bytes(self.redis.get(keys.idem(game_id, idempotency_key)))
+        record = _bytes(self._redis.get(keys.idem(game_id, idempotency_key)))
         return None if record is None else _parse_record(record)
 
     def now_ms(self, game_id: str | None = None) -> int:
         """Redis's time now, in ms: on the master of ``game_id``'s slot when
         given (the clock that stamps its events), else on any node."""
         return self.clock.now_ms(None if game_id is None else keys.events(game_id))
-
-    def stamp(self, game_id: str, field: str) -> int:
-        """Set ``field`` of the game's meta hash to Redis's time now (ms); that time."""
-        return int(self._stamp(keys=[keys.meta(game_id)], args=[field]))
-
-    def version(self, game_id: str) -> int:
-        """The game's version: how many events it has (0: no such game)."""
-        return self.redis.xlen(keys.events(game_id))
-
-    def entry_time(self, game_id: str, version: int) -> int | None:
-        """The time part of the id of the game's entry ``version`` (``None``: the
-        stream has no such entry). An entry's time never changes, so it is kept
-        (:attr:`entry_times`); the cached state's last entry needs no read."""
-        at = self.entry_times.get((game_id, version))
-        if at is not None:
-            return at
-        cached = self.states.entry(game_id)
-        if cached is not None and cached[0].version == version and cached[1] is not None:
-            at = cached[1]
-        else:
-            at = self.entries.entry_time(game_id, version)
-            if at is None:
-                return None
-        self.entry_times.put((game_id, version), at)
-        return at
-
-    def last_entry(self, game_id: str) -> tuple[int, int] | None:
-        """The version and time of the game's last event (``None``: no game),
-        in one round trip like :meth:`version`; the pair tells that event from
-        any other that might take its version (after a failover lost it)."""
-        rows = cast(Rows, self.redis.xrevrange(keys.events(game_id), count=1))
-        return _split_id(rows[0][0]) if rows else None
-
-    def load_parts(
-        self,
-        game_id: str,
-        cached: tuple[Table, int | None] | None = None,
-        *,
-        tokens: bool = False,
-    ) -> LoadParts:
-        """Everything the fold of the game's current state needs, in one round
-        trip (the :data:`lua.LOAD` script): the stream's last entry id, and the
-        events missing from ``cached`` (a state of this game and the time of
-        its last event's entry, if known), or a usable snapshot newer than it
-        and the events after that, or else the whole stream. With ``tokens``
-        the game's token hashes are read in the same script.
-
-        A cached state past the stream's end, or whose entry at its version
-        is not the one it was folded from (a failover lost it and another
-        event took its version), is not built upon (``cached`` false). Raises
-        :class:`GameNotFound` when the game has no events.
-        """
-        reply: Any = self.queue_load(game_id, cached, tokens=tokens)
-        return self.parse_load(game_id, reply, cached)
-
-    def queue_load(
-        self,
-        game_id: str,
-        cached: tuple[Table, int | None] | None = None,
-        *,
-        tokens: bool = False,
-        pipe: Pipe | None = None,
-    ) -> Any:
-        """The :data:`lua.LOAD` script of :meth:`load_parts`, run now (its raw
-        reply) or queued on ``pipe`` (its reply, from the pipeline's, goes to
-        :meth:`parse_load`)."""
-        have = 0 if cached is None else cached[0].version
-        have_at = "" if cached is None or cached[1] is None else str(cached[1])
-        script_keys = [keys.events(game_id), keys.snapshot(game_id)]
-        if tokens:
-            script_keys.append(keys.tokens(game_id))
-        return run_script(self._load, script_keys, [have, have_at, *self._schemas()], pipe)
-
-    def parse_load(
-        self, game_id: str, reply: Any, cached: tuple[Table, int | None] | None = None
-    ) -> LoadParts:
-        """:meth:`load_parts` from the reply of :meth:`queue_load`."""
-        if not reply:
-            raise GameNotFound(game_id)
-        last_id, still_cached, snapshot, raw_rows, raw_tokens = reply
-        rows: Rows = [(entry_id, _pairs(fields)) for entry_id, fields in raw_rows]
-        version, at_ms = _split_id(last_id)
-        base: Table | None
-        if snapshot is not None:
-            game = snapshot[1].decode()
-            base = decode_state(game, snapshot[2])
-        elif still_cached:
-            assert cached is not None
-            base = cached[0]
-            game = base.kind
-        else:
-            base = None
-            game = self._remember(game_id, rows[0][1])
-        return LoadParts(
-            version,
-            at_ms,
-            base,
-            bool(still_cached),
-            self._decode(game, rows) if rows else [],
-            None if raw_tokens is None else _pairs(raw_tokens),
-        )
-
-    def _schemas(self) -> list[bytes]:
-        if not self._schema_args:  # encoded once: every load sends them
-            self._schema_args = [arg.encode() for g in GAMES for arg in (g, state_schema_id(g))]
-        return self._schema_args
-
-    def exists(self, game_id: str) -> bool:
-        return self.version(game_id) > 0
-
-    def game_of(self, game_id: str) -> str:
-        """Which game (``hazari``…) ``game_id`` is; :class:`GameNotFound` if none."""
-        game = self._games.get(game_id)
-        if game is None:
-            first = self._xrange(game_id, 0, 1)
-            if not first:
-                raise GameNotFound(game_id)
-            game = self._remember(game_id, first[0][1])
-        return game
-
-    def read_raw(self, game_id: str, after: int = 0, limit: int | None = None) -> list[RawEvent]:
-        """Stored entries with version > ``after``, oldest first, undecoded."""
-        out: list[RawEvent] = []
-        for entry_id, fields in self._xrange(game_id, after, limit):
-            version, at_ms = _split_id(entry_id)
-            data = expand(fields[b"d"])
-            out.append(RawEvent(version, at_ms, fields[b"t"].decode(), int(fields[b"v"]), data))
-        return out
-
-    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
-        """Events with version > ``after``, oldest first (``[]`` if none or no game)."""
-        rows = self._xrange(game_id, after, limit)
-        if not rows:
-            return []
-        game = self._games.get(game_id)
-        if game is None:
-            game = self._remember(game_id, rows[0][1]) if after == 0 else self.game_of(game_id)
-        return self._decode(game, rows)
-
-    def wait(self, game_id: str, after: int, timeout_ms: int) -> list[StoredEvent]:
-        """Events with version > ``after``, waiting up to ``timeout_ms`` (> 0)
-        for one to be appended (``XREAD BLOCK``, in slices shorter than the
-        client's socket timeout); ``[]`` on timeout."""
-        if timeout_ms <= 0:
-            raise ValueError("timeout_ms must be positive (0 would wait forever)")
-        key = keys.events(game_id)
-        deadline = time.monotonic() + timeout_ms / 1000
-        left = timeout_ms
-        while True:
-            block = min(left, self._block_slice_ms)
-            reply: Any = self.redis.xread({key: f"{after}-{LAST_SEQ}"}, block=block)
-            if reply:
-                break
-            left = int((deadline - time.monotonic()) * 1000)
-            if left <= 0:
-                return []
-        rows = cast(Rows, reply[0][1])
-        return self._decode(self.game_of(game_id), rows)
-
-    def _xrange(self, game_id: str, after: int, limit: int | None) -> Rows:
-        rows = self.redis.xrange(keys.events(game_id), str(after + 1), "+", count=limit)
-        return cast(Rows, rows or [])
-
-    def _decode(self, game: str, rows: Rows) -> list[StoredEvent]:
-        read = entry_reader(game)
-        out: list[StoredEvent] = []
-        append = out.append
-        for entry_id, fields in rows:
-            ms, _, seq = entry_id.partition(b"-")
-            append(StoredEvent(int(ms), int(seq), read(fields[b"t"], fields[b"v"], fields[b"d"])))
-        return out
-
-    def _remember(self, game_id: str, first_fields: dict[bytes, bytes]) -> str:
-        if first_fields[b"t"] != GameCreated.type.encode():
-            raise EventDecodeError(
-                "unknown", first_fields[b"t"], f"game {game_id!r} does not start with GameCreated"
-            )
-        created = json.loads(expand(first_fields[b"d"]))
-        game: str = created["game"]
-        if len(self._games) >= GAMES_REMEMBERED:
-            self._games.clear()
-        self._games[game_id] = game
-        return game
-
-    # -- snapshots ----------------------------------------------------------
-    def save_snapshot(self, game_id: str, state: Table) -> bool:
-        """Keep ``state`` as the game's snapshot unless one at the same or a
-        newer version is already kept; True if it replaced the old one."""
-        return bool(self.queue_save_snapshot(game_id, state))
-
-    def queue_save_snapshot(self, game_id: str, state: Table, pipe: Pipe | None = None) -> Any:
-        """:meth:`save_snapshot` run now, or queued on ``pipe``."""
-        if state.game_id != game_id:
-            raise ValueError(f"state of game {state.game_id!r} saved as {game_id!r}")
-        schema_id = state_schema_id(state.kind)
-        args: list[Any] = [state.version, state.kind, encode_state(state), schema_id]
-        return run_script(self._save_snapshot, [keys.snapshot(game_id)], args, pipe)
-
-    def load_snapshot(self, game_id: str) -> Table | None:
-        """The kept snapshot, or ``None`` if there is none or it was written
-        while the engine's state had another shape (the load path then folds
-        the whole stream)."""
-        kept = self.redis.hmget(
-            keys.snapshot(game_id), [readmodel.GAME, readmodel.SCHEMA, readmodel.STATE]
-        )
-        game, schema_id, data = cast(list[bytes | None], kept)
-        if not _usable(game, schema_id) or game is None or data is None:
-            return None
-        return decode_state(game.decode(), data)
-
-    def snapshot_version(self, game_id: str) -> int:
-        """The version of the usable kept snapshot (0: none)."""
-        kept = self.redis.hmget(
-            keys.snapshot(game_id), [readmodel.GAME, readmodel.SCHEMA, readmodel.VERSION]
-        )
-        game, schema_id, version = cast(list[bytes | None], kept)
-        return int(version) if version is not None and _usable(game, schema_id) else 0
-
-    # -- the server seed and seat tokens ----------------------------------------
-    def put_secret(self, game_id: str, seed: bytes, pipe: Pipe | None = None) -> None:
-        """Keep the game's server seed; an existing seed is never replaced
-        (its commitment is already public). Sealed with :attr:`seeds`, if set."""
-        stored = seed if self.seeds is None else self.seeds.seal(game_id, seed)
-        (pipe or self.redis).set(keys.secret(game_id), stored, nx=True)
-
-    def get_secret(self, game_id: str) -> bytes | None:
-        stored = _bytes(self.redis.get(keys.secret(game_id)))
-        return None if stored is None else open_seed(game_id, stored, self.seeds)
-
-    def put_token(self, game_id: str, seat: int, token_hash: str, pipe: Pipe | None = None) -> None:
-        """Remember which seat a token belongs to, by the token's hash only."""
-        (pipe or self.redis).hset(keys.tokens(game_id), token_hash, seat)
-
-    def token_hashes(self, game_id: str) -> dict[bytes, bytes]:
-        """``sha256(token) → seat`` of every seat given a token (``{}``: none, or no game)."""
-        return cast("dict[bytes, bytes]", self.redis.hgetall(keys.tokens(game_id)))
-
-    def delete_secret(self, game_id: str) -> None:
-        """Forget the game's server seed (once an event has revealed it)."""
-        self.redis.delete(keys.secret(game_id))
-
-    # -- activity ---------------------------------------------------------------
-    def note_activity(self, game_id: str, at_ms: int | None = None) -> None:
-        """Note that a person acted at the table at ``at_ms`` (Redis's time now
-        when ``None``), in the game's meta hash."""
-        if at_ms is None:
-            self.stamp(game_id, keys.ACTIVE_FIELD)
-        else:
-            self.redis.hset(keys.meta(game_id), keys.ACTIVE_FIELD, at_ms)
-
-    def last_activity(self, game_id: str) -> int | None:
-        """When anything last happened at the table (ms): the later of its last
-        event's entry and the last noted activity; ``None`` when it has no events."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hget(keys.meta(game_id), keys.ACTIVE_FIELD)
-        pipe.xrevrange(keys.events(game_id), count=1)
-        active, last = pipe.execute()
-        if not last:
-            return None
-        return max(int(active or 0), _split_id(last[0][0])[1])
-
-    def seat_for_token_hash(self, game_id: str, token_hash: str) -> int | None:
-        raw = _bytes(self.redis.hget(keys.tokens(game_id), token_hash))
-        return None if raw is None else int(raw)
 
     # -- the games index ----------------------------------------------------------
     def index_game(
@@ -689,20 +372,6 @@ class EventStore:
         """A page of indexed games, newest first, and the next page's cursor."""
         return self.index.list_games(game, status, limit, cursor)
 
-    def last_event_times(self, game_ids: Sequence[str]) -> list[int | None]:
-        """When each game's latest event was appended (ms since the epoch, the time part
-        of its stream entry's id), in one pipeline; ``None`` for a game without a stream
-        (archived out of Redis). A cluster client splits the pipeline by node."""
-        if not game_ids:
-            return []
-        pipe = self.redis.pipeline(transaction=False)
-        for game_id in game_ids:
-            pipe.xrevrange(keys.events(game_id), count=1)
-        return [
-            keys.entry_time(rows[0][0]) if rows else None
-            for rows in cast("list[list[tuple[bytes, Any]]]", pipe.execute())
-        ]
-
 
 def _redirected(error: ResponseError) -> bool:
     """A cluster's answer that the slot is (being) served elsewhere: the script did not run."""
@@ -712,21 +381,6 @@ def _redirected(error: ResponseError) -> bool:
 def _bytes(reply: object) -> bytes | None:
     """A reply of a client that returns bytes (the store insists on one)."""
     return cast("bytes | None", reply)
-
-
-def _usable(game: bytes | None, schema_id: bytes | None) -> bool:
-    """Whether a kept snapshot was written with the current state schema."""
-    return game is not None and schema_id == state_schema_id(game.decode()).encode()
-
-
-def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
-    """A flat ``[field, value, …]`` reply (inside a script's reply) as a dict."""
-    return dict(zip(flat[::2], flat[1::2], strict=True))
-
-
-def _split_id(entry_id: bytes) -> tuple[int, int]:
-    ms, _, seq = entry_id.partition(b"-")
-    return int(ms), int(seq)
 
 
 def _parse_record(record: bytes) -> AppendResult:

@@ -15,6 +15,7 @@ from service.config import load_settings
 from service.games import GameService
 from service.retention import ARCHIVED, run_pass
 from service.store import keys
+from tests.testredis import client_of
 
 from .helpers import Api
 from .test_events import finish_hazari
@@ -48,7 +49,7 @@ def test_an_ended_games_answers_are_built_once_and_immutable(
     api: Api, client: FlaskClient, service: GameService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gid = ended_game(api, service)
-    service.store.redis.delete(answers.verify_key(gid), answers.replay_key(gid))
+    client_of(service.store).delete(answers.verify_key(gid), answers.replay_key(gid))
     calls = count_builds(monkeypatch)
     first = client.get(f"/games/{gid}/verify")
     assert first.status_code == 200 and first.get_json()["verified"] is True
@@ -71,9 +72,9 @@ def test_the_workers_hook_builds_the_answers_when_the_seed_is_revealed(
     api: Api, service: GameService
 ) -> None:
     gid = ended_game(api, service)
-    service.store.redis.delete(answers.verify_key(gid))
+    client_of(service.store).delete(answers.verify_key(gid))
     answers.on_revealed(service.store, gid)
-    assert service.store.redis.exists(answers.verify_key(gid), answers.replay_key(gid)) == 2
+    assert client_of(service.store).exists(answers.verify_key(gid), answers.replay_key(gid)) == 2
 
 
 def test_a_running_games_verify_is_not_cached_and_marked_expensive(
@@ -89,7 +90,7 @@ def test_a_running_games_verify_is_not_cached_and_marked_expensive(
 
 
 def game_keys_left(service: GameService, gid: str) -> list[bytes]:
-    return [k for k in service.store.redis.scan_iter(f"*{{{gid}}}*")]
+    return [k for k in client_of(service.store).scan_iter(f"*{{{gid}}}*")]
 
 
 def test_archived_games_leave_redis_and_are_still_served(
@@ -143,9 +144,9 @@ def test_tables_that_never_started_expire_with_their_index_entry(
         assert game_keys_left(service, gid) == [f"cardroom:{{{gid}}}:expired".encode()]
         assert service.store.index.get(gid) is None
         shard = keys.index_shard(gid)
-        for key in service.store.redis.scan_iter(f"cardroom:{{index:{shard}}}:*"):
-            if service.store.redis.type(key) == b"zset":
-                assert service.store.redis.zscore(key, gid) is None
+        for key in client_of(service.store).scan_iter(f"cardroom:{{index:{shard}}}:*"):
+            if client_of(service.store).type(key) == b"zset":
+                assert client_of(service.store).zscore(key, gid) is None
     # the player still waiting gets a clear answer, on every path the table page uses
     seat = {"Authorization": f"Bearer {token}"}
     for r in (
@@ -157,7 +158,7 @@ def test_tables_that_never_started_expire_with_their_index_entry(
     ):
         assert r.status_code == 410, (r.request.path, r.get_json())
         assert r.get_json()["type"].endswith("/table-expired")
-    ttl = service.store.redis.ttl(f"cardroom:{{{waiting}}}:expired")
+    ttl = client_of(service.store).ttl(f"cardroom:{{{waiting}}}:expired")
     assert 86_000 < ttl <= 86_400
     assert client.get("/games/neverexisted").status_code == 404
     # a started game is never expired, however old
@@ -245,7 +246,7 @@ def test_a_metrics_scrape_costs_the_same_for_10_and_1000_games(
     text = client.get("/metrics").get_data(as_text=True)
     line = next(x for x in text.splitlines() if x.startswith("cardroom_projection_lag_events "))
     behind = float(line.split()[1])
-    redis = service.store.redis
+    redis = client_of(service.store)
     # nothing projects in this app (no worker runs): every stored event is behind
     stored = sum(redis.xlen(k) for k in redis.scan_iter("cardroom:{*}:events", count=1000))
     assert behind == stored >= 1000

@@ -31,6 +31,7 @@ from service.idempotency import (
 from service.retention import drop_unjoined
 from service.store import keys
 from service.store.creations import DEFAULT_PENDING_MS
+from tests.testredis import client_of
 
 from .conftest import REAL_REDIS_URL, make_app
 
@@ -74,7 +75,7 @@ class Creator:
 
     def keyspace(self) -> dict[bytes, Any]:
         """Every key and its value (a stream by its length), to compare before and after."""
-        r = self.service.store.redis
+        r = client_of(self.service.store)
         out: dict[bytes, Any] = {}
         for key in r.scan_iter(count=1000):
             kind = r.type(key)
@@ -204,7 +205,7 @@ def test_a_record_of_the_older_release_still_answers_with_its_table(creator: Cre
     earlier = creator.create(MURLAN, key=None).get_json()["game_id"]
     record = keys.creation("addr:127.0.0.1", "table-1")  # the older release's name
     assert record == keys.creation(creation_scope(None, None, "127.0.0.1"), "table-1")
-    creator.service.store.redis.set(record, earlier)
+    client_of(creator.service.store).set(record, earlier)
     r = creator.create(MURLAN)
     assert r.status_code == 201 and r.headers["Idempotent-Replayed"] == "true"
     assert r.get_json()["game_id"] == earlier
@@ -406,7 +407,7 @@ def test_any_sequence_of_creations_keeps_one_table_per_client_and_key(
     requests: list[Request],
 ) -> None:
     creator = Creator(FAKE_APP.test_client(), FAKE_APP.extensions["cardroom"])
-    creator.service.store.redis.flushall()
+    client_of(creator.service.store).flushall()
     secrets = [SECRET, OTHER_SECRET, None]
     first: dict[tuple[int, int], tuple[int, str]] = {}
     opened: set[str] = set()

@@ -14,6 +14,7 @@ from service.api import events as events_view
 from service.api import limits
 from service.config import load_settings
 from service.games import GameService
+from tests.testredis import client_of
 
 from .conftest import make_app
 from .helpers import Api, bearer
@@ -48,7 +49,7 @@ def test_an_ended_games_pages_are_its_kept_answer_as_the_stream_writes_them(
 ) -> None:
     gid, tokens = ended_hazari(api, service)
     version = service.load(gid).version
-    service.store.redis.delete(answers.events_key(gid))  # as a game ended before it was kept
+    client_of(service.store).delete(answers.events_key(gid))  # as a game ended before it was kept
     queries = ["", "?limit=1000", f"?after=3&limit={version}", "?after=5&limit=7"]
     queries += [f"?after={version - 2}", f"?after={version}", f"?after={version + 9}"]
     seen: dict[tuple[str, str | None], bytes] = {}
@@ -58,7 +59,7 @@ def test_an_ended_games_pages_are_its_kept_answer_as_the_stream_writes_them(
             assert r.status_code == 200 and r.mimetype == "application/json"
             assert r.headers["Cache-Control"] == "public, max-age=31536000, immutable"
             seen[q, token] = r.data
-    assert service.store.redis.exists(answers.events_key(gid))
+    assert client_of(service.store).exists(answers.events_key(gid))
     reads = count_reads(service, monkeypatch)
     again = client.get(f"/games/{gid}/events?after=5&limit=7")
     assert again.data == seen["?after=5&limit=7", None] and reads == []  # no stream read
@@ -93,7 +94,7 @@ def test_a_running_games_pages_are_read_from_the_stream_and_not_cached(
     r = client.get(f"/games/{tab.game_id}/events")
     assert r.status_code == 200 and reads == [len(r.get_json()["events"])]
     assert "ETag" not in r.headers and "immutable" not in r.headers.get("Cache-Control", "")
-    assert not service.store.redis.exists(answers.events_key(tab.game_id))
+    assert not client_of(service.store).exists(answers.events_key(tab.game_id))
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.games import GameService
+from tests.testredis import client_of
 
 from .helpers import Api
 
@@ -51,7 +52,7 @@ def test_healthz(
     def down() -> None:
         raise ConnectionError("connection refused by 10.0.0.7:6379")
 
-    monkeypatch.setattr(service.store.redis, "ping", down)
+    monkeypatch.setattr(client_of(service.store), "ping", down)
     r = client.get("/healthz")
     assert r.status_code == 503 and "10.0.0.7" not in r.get_data(as_text=True)
 
@@ -65,8 +66,8 @@ def test_readyz_and_livez(
     def down(*args: object, **kwargs: object) -> None:
         raise ConnectionError("connection refused by 10.0.0.7:6379")
 
-    monkeypatch.setattr(service.store.redis, "set", down)
-    monkeypatch.setattr(service.store.redis, "ping", down)
+    monkeypatch.setattr(client_of(service.store), "set", down)
+    monkeypatch.setattr(client_of(service.store), "ping", down)
     r = client.get("/readyz")
     assert r.status_code == 503 and "10.0.0.7" not in r.get_data(as_text=True)
     assert client.get("/livez").status_code == 200  # asks Redis nothing
@@ -101,7 +102,7 @@ def test_an_unreachable_store_is_a_503_with_retry_after(
     def down(*args: object, **kwargs: object) -> None:
         raise redis_lib.exceptions.ConnectionError("Connection refused")
 
-    monkeypatch.setattr(api.service.store.redis, "execute_command", down)
+    monkeypatch.setattr(client_of(api.service.store), "execute_command", down)
     r = api.client.get(f"/games/{created['game_id']}")
     assert r.status_code == 503 and r.mimetype == "application/problem+json"
     assert r.headers["Retry-After"] == "1"

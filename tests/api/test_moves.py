@@ -11,6 +11,7 @@ from service.config import Settings
 from service.games import Forbidden, GameService
 from service.store import GameNotFound, keys
 from service.store.errors import VersionConflict
+from tests.testredis import client_of
 from workers.embedded import EmbeddedWorker
 
 from .conftest import make_app
@@ -39,7 +40,7 @@ def test_an_accepted_move(api: Api) -> None:
     # lets the marker go.
     queued = [j for j in api.service.runtime.queue.jobs if j.args == (tab.game_id,)]
     assert len(queued) <= 1
-    assert api.service.store.redis.exists(keys.followup(tab.game_id))
+    assert client_of(api.service.store).exists(keys.followup(tab.game_id))
 
 
 def test_token_errors(api: Api, client: FlaskClient) -> None:
@@ -60,7 +61,7 @@ def test_token_errors(api: Api, client: FlaskClient) -> None:
 
 def _counting(monkeypatch: pytest.MonkeyPatch, service: GameService) -> list[object]:
     """The commands the service sends to its Redis from now on."""
-    redis = service.store.redis
+    redis = client_of(service.store)
     sent: list[object] = []
     real = redis.execute_command
 
@@ -289,7 +290,7 @@ def test_a_move_with_nothing_else_to_do_is_projected_by_its_append(
     tab = api.table("murlan", {"turn_timeout_s": 60})
     worker = EmbeddedWorker(service.runtime)
     worker.drain()  # the deal and its follow-up: nothing is pending now
-    redis, game_id = service.store.redis, tab.game_id
+    redis, game_id = client_of(service.store), tab.game_id
     assert not redis.exists(keys.followup(game_id))
     seat = api.view(game_id)["to_act"][0]
     view = api.view(game_id, tab.tokens[seat])

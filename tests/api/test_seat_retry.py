@@ -6,6 +6,7 @@ import hashlib
 
 from service.games import GameService
 from service.store import keys
+from tests.testredis import client_of
 
 from .helpers import Api, bearer
 
@@ -26,7 +27,7 @@ def test_a_retry_with_the_same_key_gets_the_same_seat_and_token(
     assert [s is not None for s in state.seats] == [True, False, False, False]
     # the token opens the seat, and it is stored nowhere in plain text
     assert api.view(game_id, a["token"])["seat"] == a["seat"]
-    redis = service.store.redis
+    redis = client_of(service.store)
     for key in redis.scan_iter(f"cardroom:{{{game_id}}}:*"):
         kind = redis.type(key)
         dump = (

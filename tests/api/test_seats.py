@@ -8,6 +8,7 @@ import re
 from flask.testing import FlaskClient
 
 from service.store import keys
+from tests.testredis import client_of
 
 from .helpers import Api
 
@@ -20,7 +21,7 @@ def test_seat_token_is_returned_once_and_stored_as_a_hash(api: Api) -> None:
     token = grant["token"]
     assert grant["seat"] == 0 and grant["client_seed"] == "my-seed_1"
     assert len(token) >= 43  # 256 bits, url-safe base64
-    redis = api.service.store.redis
+    redis = client_of(api.service.store)
     stored = redis.hgetall(keys.tokens(gid))
     assert stored == {hashlib.sha256(token.encode()).hexdigest().encode(): b"0"}
     for key in redis.scan_iter("cardroom:*"):

@@ -32,6 +32,7 @@ from service.engines import table
 from service.store import StoredEvent
 from tests.jobs.conftest import Cluster
 from tests.reliability.faults import figures
+from tests.testredis import client_of
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -135,7 +136,7 @@ def test_a_worker_an_hour_off_times_turns_out_by_redis_s_clock(
     state = cluster.service.load(long)
     (seat,) = state.engine.to_act(state.engine_state)
     deadline = stored[state.turn_since[seat] - 1].at_ms + LONG_LIMIT_S * 1000
-    due = cluster.store.redis.zscore(cluster.runtime.followups.due_key(long), long)
+    due = client_of(cluster.store).zscore(cluster.runtime.followups.due_key(long), long)
     assert due == deadline and cluster.store.now_ms(long) < deadline
 
     waits = bot_waits(cluster.store.read(bots))

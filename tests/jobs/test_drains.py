@@ -19,6 +19,7 @@ from service.runtime import Runtime
 from service.store import EventStore
 from service.store.drains import LOST, Drains
 from tests.store.helpers import created, timeouts
+from tests.testredis import client_of
 from workers import jobs
 from workers.context import WorkerContext, install
 from workers.embedded import EmbeddedWorker
@@ -140,7 +141,7 @@ def test_a_failing_follow_up_does_not_hold_up_the_games_behind_it(
     (failed,) = ctx.runtime.queue.failed_job_registry.get_job_ids()
     assert ctx.runtime.queue.fetch_job(failed).meta["game_id"] == broken
     # Its retry is set on the timers index (the backoff), as for any failed follow-up.
-    assert ctx.store.redis.zscore(ctx.runtime.followups.due_key(broken), broken) is not None
+    assert client_of(ctx.store).zscore(ctx.runtime.followups.due_key(broken), broken) is not None
 
 
 def test_the_reconciler_starts_a_drain_for_games_whose_drain_was_lost(

@@ -24,6 +24,7 @@ from service.config import Settings, load_settings
 from service.engines import table
 from service.games import GameService
 from service.runtime import Runtime
+from tests.testredis import client_of
 
 Dump = dict[bytes, Any]
 
@@ -133,7 +134,7 @@ def azi(client: FlaskClient, service: GameService) -> Seated:
 
 def dump(service: GameService) -> Dump:
     """Every key the service keeps (``cardroom:*``) with its whole value."""
-    redis = service.store.redis
+    redis = client_of(service.store)
     out: Dump = {}
     for key in sorted(redis.scan_iter(match="cardroom:*")):
         kind = redis.type(key)

@@ -30,6 +30,7 @@ from bench.players import TableSpec
 from service.devstack import Proc, Stack, running_stack
 from service.engines import table
 from service.store import EventStore, keys
+from tests.testredis import client_of
 
 from .faults import (
     Players,
@@ -116,11 +117,11 @@ def restart_mid_play(stack: Stack, how: str, fsync: str) -> None:
     states = [wait_state(store, t.game_id, reached(20)) for t in tables]
     assert not all(s.over for s in states), "every game ended before the restart"
     if "rewrite" in how:
-        until(lambda: int(store.redis.info("persistence")["aof_rewrites"]) > 0, 60)
+        until(lambda: int(client_of(store).info("persistence")["aof_rewrites"]) > 0, 60)
         rewritten_at = len(players.stats.acks)
         until(lambda: len(players.stats.acks) > rewritten_at + 20, 60)  # appended after it
     acked_before = len(players.stats.acks)
-    store.redis.close()
+    client_of(store).close()
     failed_before = failures(players)
     down = time.monotonic()
     if how.startswith("sigkill"):
@@ -162,7 +163,7 @@ def test_killed_worker_and_api_process_mid_request(stack: Stack) -> None:
     for n in range(3):
         wait_state(store, ids[n % len(ids)], reached(10 + 10 * n))
         victim = stack.workers[n % len(stack.workers)]
-        caught += kill_worker_mid_job(store.redis, victim)
+        caught += kill_worker_mid_job(client_of(store), victim)
         stack.workers.remove(victim)
         stack.start_worker()
     resumes = players.stats.resumes
@@ -244,7 +245,7 @@ def test_a_queue_filled_while_the_workers_are_down_is_caught_up() -> None:
             wait_state(store, t.game_id, waits_for_a_worker)
 
         def waiting() -> int:  # games on the drains' list, and jobs on the queue
-            return int(store.redis.llen(keys.drains_pending(queue.name))) + len(queue)
+            return int(client_of(store).llen(keys.drains_pending(queue.name))) + len(queue)
 
         depth = waiting()
         assert depth >= len(ids)

@@ -23,6 +23,7 @@ from service.config import load_settings
 from service.engines import table
 from service.runtime import Runtime
 from service.store import keys
+from tests.testredis import client_of
 from workers import jobs
 from workers.context import WorkerContext, bound, build
 
@@ -41,7 +42,7 @@ def ctx(redis_client: Any) -> Iterator[WorkerContext]:
 def read_model(ctx: WorkerContext, game_id: str) -> tuple[Any, ...]:
     """Everything a projection writes for a game: the snapshot, the turn marks,
     the game's timer and its projection lag."""
-    redis = ctx.store.redis
+    redis = client_of(ctx.store)
     meta: dict[bytes, bytes] = redis.hgetall(keys.meta(game_id))
     marks = {k: v for k, v in meta.items() if k.startswith(keys.TURN_FIELD.encode())}
     due = redis.zscore(ctx.runtime.followups.due_key(game_id), game_id)
@@ -50,7 +51,7 @@ def read_model(ctx: WorkerContext, game_id: str) -> tuple[Any, ...]:
 
 
 def forget_projection(ctx: WorkerContext, game_id: str) -> None:
-    redis = ctx.store.redis
+    redis = client_of(ctx.store)
     redis.delete(keys.snapshot(game_id), keys.meta(game_id))
     redis.zrem(ctx.runtime.followups.due_key(game_id), game_id)
     ctx.projected.clear()
@@ -59,7 +60,7 @@ def forget_projection(ctx: WorkerContext, game_id: str) -> None:
 @pytest.mark.parametrize("game", sorted(SEATS))
 def test_an_append_projects_itself_as_the_workers_would(ctx: WorkerContext, game: str) -> None:
     rng = random.Random(game)
-    service, store, redis = ctx.service, ctx.store, ctx.store.redis
+    service, store, redis = ctx.service, ctx.store, client_of(ctx.store)
     projected = left = 0
     while projected + left < MOVES:  # table after table
         created = service.create_game(game, {"turn_timeout_s": 60}, SEATS[game])
@@ -97,7 +98,7 @@ def test_a_pending_follow_up_a_bot_to_act_or_a_deal_keeps_the_move_the_workers(
     pending (its marker is set: that follow-up sees the move), nor when a bot
     is to act next or a deal is due: the workers have more to do than fold."""
     rng = random.Random(7)
-    service, store, redis = ctx.service, ctx.store, ctx.store.redis
+    service, store, redis = ctx.service, ctx.store, client_of(ctx.store)
     created = service.create_game("murlan", {"turn_timeout_s": 60}, None)
     game_id = created.game_id
     for n in range(4):

@@ -18,6 +18,7 @@ import redis
 from service.config import load_settings
 from service.runtime import Runtime
 from service.store import keys
+from tests.testredis import client_of
 from workers import jobs
 from workers.context import WorkerContext, install
 
@@ -49,7 +50,7 @@ def move(ctx: WorkerContext, game_id: str) -> None:
 
 
 def turn_marks(ctx: WorkerContext, game_id: str) -> dict[bytes, bytes]:
-    meta: dict[bytes, bytes] = ctx.store.redis.hgetall(keys.meta(game_id))
+    meta: dict[bytes, bytes] = client_of(ctx.store).hgetall(keys.meta(game_id))
     return {k: v for k, v in meta.items() if k.startswith(b"turn:")}
 
 
@@ -60,7 +61,7 @@ def test_a_round_whose_writes_failed_is_not_remembered_as_projected(
     jobs.process_game(game_id)
     before = ctx.store.snapshot_version(game_id)
     move(ctx, game_id)
-    ctx.store.redis.delete(keys.meta(game_id))  # so the round must write the turn marks again
+    client_of(ctx.store).delete(keys.meta(game_id))  # so the round must write the turn marks again
 
     real = jobs.Writes.send_with_finish
 

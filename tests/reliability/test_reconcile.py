@@ -17,6 +17,7 @@ import pytest
 from service.config import load_settings
 from service.runtime import Runtime
 from service.store import keys
+from tests.testredis import client_of
 from workers import jobs
 from workers.context import WorkerContext, install
 from workers.embedded import EmbeddedWorker
@@ -41,8 +42,8 @@ def lose_followup(ctx: WorkerContext, game_id: str) -> None:
     """The drain job vanished with its worker, with the game taken off the drains'
     list; its slot's lease and the game's marker expired."""
     ctx.runtime.queue.empty()  # type: ignore[no-untyped-call]
-    ctx.store.redis.lrem(ctx.runtime.drains.pending, 0, game_id)
-    ctx.store.redis.delete(keys.followup(game_id), ctx.runtime.drains.slot_key(0))
+    client_of(ctx.store).lrem(ctx.runtime.drains.pending, 0, game_id)
+    client_of(ctx.store).delete(keys.followup(game_id), ctx.runtime.drains.slot_key(0))
 
 
 def test_a_follow_up_that_failed_for_good_is_run_again(
@@ -81,7 +82,7 @@ def test_a_follow_up_still_pending_is_left_alone(ctx: WorkerContext) -> None:
     assert queued == 1  # create and seats coalesced into one job
     assert reconcile_pass()["enqueued"] == 0
     assert len(ctx.runtime.queue) == queued
-    assert ctx.store.redis.exists(keys.followup(game_id))
+    assert client_of(ctx.store).exists(keys.followup(game_id))
 
 
 def test_a_projected_game_whose_timer_was_lost_is_found(ctx: WorkerContext) -> None:
@@ -90,8 +91,8 @@ def test_a_projected_game_whose_timer_was_lost_is_found(ctx: WorkerContext) -> N
     EmbeddedWorker(ctx.runtime).drain()
     assert ctx.store.snapshot_version(game_id) == ctx.store.version(game_id)
     due = ctx.runtime.followups.due_key(game_id)
-    assert ctx.store.redis.zscore(due, game_id) is not None  # a bot's thinking delay
-    ctx.store.redis.zrem(due, game_id)
+    assert client_of(ctx.store).zscore(due, game_id) is not None  # a bot's thinking delay
+    client_of(ctx.store).zrem(due, game_id)
     assert reconcile_pass()["enqueued"] == 1
 
 
@@ -123,7 +124,7 @@ def test_one_sweep_reaches_a_stuck_game_behind_six_hundred_others(
     monkeypatch.undo()
     for game_id in made:
         jobs.project(game_id)
-        ctx.store.redis.delete(keys.followup(game_id))
+        client_of(ctx.store).delete(keys.followup(game_id))
         ctx.store.set_status(game_id, "playing")
     batch = 100
     passes = []
@@ -133,8 +134,10 @@ def test_one_sweep_reaches_a_stuck_game_behind_six_hundred_others(
     assert sum(p["scanned"] for p in passes) == 601
     assert sum(p["enqueued"] for p in passes) == 1
     assert len(ctx.runtime.queue) == 1  # a drain
-    assert ctx.store.redis.lrange(ctx.runtime.drains.pending, 0, -1) == [stuck.encode()]
-    state = {k.decode(): v.decode() for k, v in ctx.store.redis.hgetall(keys.reconciler()).items()}
+    assert client_of(ctx.store).lrange(ctx.runtime.drains.pending, 0, -1) == [stuck.encode()]
+    state = {
+        k.decode(): v.decode() for k, v in client_of(ctx.store).hgetall(keys.reconciler()).items()
+    }
     assert state["last_found"] == "1" and state["last_checked"] == "601"
 
 
@@ -152,7 +155,7 @@ def test_a_game_waiting_on_a_timer_is_not_taken_for_dead(
     game_id = bot_table(ctx)
     EmbeddedWorker(ctx.runtime).drain()
     version = ctx.store.version(game_id)
-    assert not ctx.store.redis.exists(keys.followup(game_id))  # the job finished
+    assert not client_of(ctx.store).exists(keys.followup(game_id))  # the job finished
     with caplog.at_level("DEBUG", logger="cardroom"):
         for _ in range(3):
             assert reconcile_pass()["enqueued"] == 0

@@ -30,6 +30,7 @@ from schemathesis.specs.openapi.checks import (
 from service.config import load_settings
 from service.games import GameService
 from service.store import keys
+from tests.testredis import client_of
 
 from .conftest import make_app
 
@@ -48,7 +49,7 @@ CHECKS = [
 
 def game_keys(game_id: str) -> dict[bytes, Any]:
     """Every key of one game with its whole value."""
-    redis = SERVICE.store.redis
+    redis = client_of(SERVICE.store)
     out: dict[bytes, Any] = {}
     for key in redis.scan_iter(match=f"cardroom:{{{game_id}}}:*"):
         kind = redis.type(key)

@@ -11,6 +11,7 @@ from service.engines import table
 from service.games import GameService, MissingSecret
 from service.runtime import Runtime
 from service.store import EventStore, keys
+from tests.testredis import client_of
 
 
 def two_services() -> tuple[GameService, GameService]:
@@ -43,7 +44,7 @@ def test_a_step_whose_seed_a_racer_deleted_looks_again(monkeypatch: pytest.Monke
     def racer_steps_first(game_id: str) -> Any:
         # the other caller takes the step and (as a reveal does) deletes the seed
         assert first.advance(game_id) == 1
-        second.store.redis.delete(keys.secret(game_id))
+        client_of(second.store).delete(keys.secret(game_id))
         return None
 
     monkeypatch.setattr(second.store, "get_secret", racer_steps_first)
@@ -56,7 +57,7 @@ def test_a_step_with_no_seed_and_no_racer_is_refused(monkeypatch: pytest.MonkeyP
     first, _ = two_services()
     game_id = seated_but_not_dealt(first, monkeypatch)
     version = first.store.version(game_id)
-    first.store.redis.delete(keys.secret(game_id))
+    client_of(first.store).delete(keys.secret(game_id))
     with pytest.raises(MissingSecret, match=game_id):
         first.advance(game_id)
     assert first.store.version(game_id) == version

@@ -14,6 +14,7 @@ from service.store import AppendResult, EventStore, Projection, archive, keys
 from service.store.errors import BadGameId, CorruptExport, GameExists, GameNotFound, VersionConflict
 from service.store.index import BadCursor
 from tests.store.helpers import created, timeouts
+from tests.testredis import client_of
 
 
 def new_game(store: EventStore, game_id: str = "g1", extra: int = 0) -> None:
@@ -153,7 +154,7 @@ def _settled(store: EventStore, extra: int) -> None:
     follow-up pending (as its last follow-up leaves it)."""
     new_game(store, extra=extra)
     store.save_snapshot("g1", table.fold([s.event for s in store.read("g1")]))
-    store.redis.delete(keys.followup("g1"))
+    client_of(store).delete(keys.followup("g1"))
 
 
 def test_an_append_with_nothing_pending_projects_itself(store: EventStore) -> None:
@@ -165,27 +166,30 @@ def test_an_append_with_nothing_pending_projects_itself(store: EventStore) -> No
         assert store.version("g1") == 3
         return
     meta = keys.meta("g1")
-    store.redis.hset(meta, mapping={"turn:0": "2:5", "turn:3": "1:7", "active_ms": "9"})
-    store.redis.zadd(DUE, {"other": 1})
+    client_of(store).hset(meta, mapping={"turn:0": "2:5", "turn:3": "1:7", "active_ms": "9"})
+    client_of(store).zadd(DUE, {"other": 1})
     result = store.append("g1", timeouts(2, start=100), 3, projection=projection)
     assert result == AppendResult(4, 5) and result.projected
     assert not result.fresh and result.drain_slot is None
     assert store.load_snapshot("g1") == projection.state and store.snapshot_version("g1") == 5
     at = result.at_ms
-    assert store.redis.hgetall(meta) == {
+    assert client_of(store).hgetall(meta) == {
         b"turn:1": f"5:{at}".encode(),
         b"turn:2": f"4:{at}".encode(),
         b"turn:3": b"1:7",  # began before: kept
         b"active_ms": b"9",
     }
-    assert store.redis.zscore(DUE, "g1") == at + 30_000 and store.redis.zscore(DUE, "other") == 1
-    assert not store.redis.exists(keys.followup("g1"))
+    assert (
+        client_of(store).zscore(DUE, "g1") == at + 30_000
+        and client_of(store).zscore(DUE, "other") == 1
+    )
+    assert not client_of(store).exists(keys.followup("g1"))
     assert store.lag.read() == (0, 0)  # not behind, though the lag counted the earlier ones
 
     # turns without a limit: the game's timer goes
     projection = _projection(store, 1, limit_ms=None)
     assert store.append("g1", timeouts(1, start=200), 5, projection=projection).projected
-    assert store.redis.zscore(DUE, "g1") is None and store.snapshot_version("g1") == 6
+    assert client_of(store).zscore(DUE, "g1") is None and store.snapshot_version("g1") == 6
 
 
 def test_an_append_projects_itself_only_onto_the_current_snapshot(store: EventStore) -> None:
@@ -194,24 +198,26 @@ def test_an_append_projects_itself_only_onto_the_current_snapshot(store: EventSt
     if not store.projects_appends:
         return
     new_game(store, extra=2)
-    store.redis.delete(keys.followup("g1"))  # no snapshot at all yet
+    client_of(store).delete(keys.followup("g1"))  # no snapshot at all yet
     result = store.append("g1", timeouts(1, start=50), 3, projection=_projection(store, 1))
     assert not result.projected and result.fresh and store.snapshot_version("g1") == 0
-    store.redis.flushdb()
+    client_of(store).flushdb()
     _settled(store, extra=2)
-    store.redis.set(keys.followup("g1"), 1)  # a follow-up is pending: it will see this one
+    client_of(store).set(keys.followup("g1"), 1)  # a follow-up is pending: it will see this one
     result = store.append("g1", timeouts(1, start=100), 3, projection=_projection(store, 1))
     assert not result.projected and not result.fresh and store.snapshot_version("g1") == 3
-    assert store.redis.get(keys.followup("g1")) == b"2"
-    store.redis.delete(keys.followup("g1"))  # the snapshot is a version behind now
+    assert client_of(store).get(keys.followup("g1")) == b"2"
+    client_of(store).delete(keys.followup("g1"))  # the snapshot is a version behind now
     result = store.append("g1", timeouts(1, start=200), 4, projection=_projection(store, 1))
     assert not result.projected and result.fresh and store.snapshot_version("g1") == 3
     store.save_snapshot("g1", table.fold([s.event for s in store.read("g1")]))
-    store.redis.hset(keys.snapshot("g1"), "h", "an-engine-state-of-old")
-    store.redis.delete(keys.followup("g1"))
+    client_of(store).hset(keys.snapshot("g1"), "h", "an-engine-state-of-old")
+    client_of(store).delete(keys.followup("g1"))
     result = store.append("g1", timeouts(1, start=300), 5, projection=_projection(store, 1))
     assert not result.projected and result.fresh
-    assert store.redis.zscore(DUE, "g1") is None and not store.redis.exists(keys.meta("g1"))
+    assert client_of(store).zscore(DUE, "g1") is None and not client_of(store).exists(
+        keys.meta("g1")
+    )
     assert store.lag.read()[1] > 0
 
 
@@ -223,27 +229,27 @@ def test_a_refused_or_repeated_append_projects_nothing(store: EventStore) -> Non
     stale = replace(projection, state=table.fold([created("g1"), *timeouts(1, start=100)]))
     with pytest.raises(VersionConflict):  # decided on version 1, the stream is at 2
         store.append("g1", timeouts(1, start=100), 1, projection=stale)
-    assert store.snapshot_version("g1") == 2 and not store.redis.exists(DUE)
+    assert store.snapshot_version("g1") == 2 and not client_of(store).exists(DUE)
     first = store.append(
         "g1", timeouts(1, start=100), 2, idempotency_key="k", projection=projection
     )
     assert first.projected
-    store.redis.delete(keys.meta("g1"), DUE)
+    client_of(store).delete(keys.meta("g1"), DUE)
     again = store.append(
         "g1", timeouts(1, start=100), 2, idempotency_key="k", projection=projection
     )
     assert again.duplicate and not again.projected
-    assert not store.redis.exists(keys.meta("g1")) and not store.redis.exists(DUE)
+    assert not client_of(store).exists(keys.meta("g1")) and not client_of(store).exists(DUE)
     with pytest.raises(ValueError):  # a projection of another version
         store.append("g1", timeouts(2, start=100), 3, projection=projection)
     assert store.version("g1") == 3 and store.snapshot_version("g1") == 3
 
 
 def test_idempotency_records_expire(store: EventStore) -> None:
-    short = EventStore(store.redis, idempotency_ttl_s=30)
+    short = EventStore(client_of(store), idempotency_ttl_s=30)
     new_game(short)
     short.append("g1", timeouts(1), 1, idempotency_key="k")
-    ttl = store.redis.pttl(keys.idem("g1", "k"))
+    ttl = client_of(store).pttl(keys.idem("g1", "k"))
     assert 0 < ttl <= 30_000
 
 
@@ -292,7 +298,7 @@ def test_a_snapshot_of_another_state_shape_is_not_used(store: EventStore) -> Non
     new_game(store, extra=3)
     states = [table.fold([s.event for s in store.read("g1", limit=n)]) for n in (2, 4)]
     assert store.save_snapshot("g1", states[1])
-    store.redis.hset(keys.snapshot("g1"), "h", "an-engine-state-of-old")
+    client_of(store).hset(keys.snapshot("g1"), "h", "an-engine-state-of-old")
     assert store.load_snapshot("g1") is None and store.snapshot_version("g1") == 0
     assert store.save_snapshot("g1", states[0])  # older, but the kept one is unusable
     assert store.load_snapshot("g1") == states[0] and store.snapshot_version("g1") == 2
@@ -307,7 +313,7 @@ def test_the_server_seed_is_kept_once(store: EventStore) -> None:
 
 
 def test_seats_are_found_by_token_hash(store: EventStore) -> None:
-    pipe = store.redis.pipeline()
+    pipe = client_of(store).pipeline()
     store.put_token("g1", 0, "aa" * 32, pipe=pipe)
     store.put_token("g1", 3, "bb" * 32, pipe=pipe)
     assert store.seat_for_token_hash("g1", "aa" * 32) is None  # not executed yet
@@ -327,7 +333,7 @@ def fill_index(store: EventStore, n: int = 30) -> list[tuple[str, str, str, int]
         status = ("seating", "playing", "ended")[i % 3 - 1 if i % 2 else 0]
         created_at = 1_700_000_000_000 + (i if not 10 <= i < 16 else 10)
         rows.append((f"g{i:02d}", game, status, created_at))
-    pipe = store.redis.pipeline(transaction=False)
+    pipe = client_of(store).pipeline(transaction=False)
     for row in rows:
         store.index_game(*row, pipe=pipe)
     pipe.execute()
@@ -407,8 +413,8 @@ def test_export_and_import_round_trip(store: EventStore) -> None:
     assert lines[0]["event"]["type"] == "GameCreated"
     with pytest.raises(GameExists):
         archive.import_jsonl(store, text)
-    other = EventStore(store.redis)
-    store.redis.delete(keys.events("g1"))
+    other = EventStore(client_of(store))
+    client_of(store).delete(keys.events("g1"))
     assert archive.import_jsonl(other, text) == "g1"
     assert archive.export_jsonl(other, "g1") == text
     assert [s.event for s in other.read("g1")] == [created(), *timeouts(4)]
@@ -417,7 +423,7 @@ def test_export_and_import_round_trip(store: EventStore) -> None:
 def test_an_import_refuses_broken_exports(store: EventStore) -> None:
     new_game(store, "g1", extra=3)
     lines = archive.export_jsonl(store, "g1").splitlines()
-    store.redis.delete(keys.events("g1"))
+    client_of(store).delete(keys.events("g1"))
     broken = {
         "gap": [lines[0], lines[2]],
         "not first": lines[1:],

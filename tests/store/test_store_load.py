@@ -14,6 +14,7 @@ from service.engines.base import Event
 from service.store import EventStore, GameNotFound, LoadParts, keys
 from service.store.load import StateCache, load_game, load_game_and_tokens
 from tests.store.helpers import created, timeouts
+from tests.testredis import client_of
 
 
 class CountingStore(EventStore):
@@ -51,7 +52,7 @@ def test_the_cache_never_serves_a_stale_version(counting: CountingStore) -> None
     assert load_game(counting, "g1", cache=cache) is first  # same version: no read at all
     assert counting.events_read == 1
 
-    other_writer = EventStore(counting.redis)
+    other_writer = EventStore(client_of(counting))
     other_writer.append("g1", timeouts(3), 1)
     second = load_game(counting, "g1", cache=cache)
     assert second.version == 4
@@ -99,7 +100,7 @@ def lose_events_after(store: EventStore, game_id: str, keep: int) -> None:
     """What a failover to a replica that lacked the newest events leaves: the
     stream's first ``keep`` entries, as they were (same ids)."""
     raw = store.read_raw(game_id)[:keep]
-    store.redis.delete(keys.events(game_id))
+    client_of(store).delete(keys.events(game_id))
     entries = [(r.type, r.schema_version, r.data, r.at_ms) for r in raw]
     store.append_stored(game_id, entries, 0)
 
@@ -235,7 +236,7 @@ def test_load_parts_uses_a_usable_snapshot_newer_than_the_cache(store: EventStor
     assert newer.cached and newer.base is newer_cache
     assert [e.version for e in newer.events] == [9, 10]
     # a snapshot written with another state schema is not used: the whole stream is
-    store.redis.hset(keys.snapshot("g1"), "h", "another-schema")
+    client_of(store).hset(keys.snapshot("g1"), "h", "another-schema")
     stale = store.load_parts("g1")
     assert stale.base is None and [e.version for e in stale.events] == list(range(1, 11))
     assert load_game(store, "g1", cache=None) == fold_of(store)

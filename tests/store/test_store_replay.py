@@ -16,6 +16,7 @@ from service.engines.registry import GAMES
 from service.store import EventStore
 from service.store.load import load_game
 from tests.store.helpers import random_game
+from tests.testredis import client_of
 
 SEEDS = {"hazari": 3, "azi": 4, "murlan": 1}
 
@@ -57,5 +58,5 @@ def test_replay_equals_snapshot_plus_tail_equals_live_state(store: EventStore, g
         assert load_game(store, game_id, cache=None) == live
 
         # a store that has never seen the game reads it just the same
-        fresh = EventStore(store.redis)
+        fresh = EventStore(client_of(store))
         assert table.fold([s.event for s in fresh.read(game_id, after=cut)], snapshot) == live
