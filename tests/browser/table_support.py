@@ -61,6 +61,29 @@ def events_of(site: Site, game_id: str, token: str | None = None) -> list[dict[s
         after = events[-1]["version"]
 
 
+class EventLog:
+    """The events of a game the viewer may see, oldest first, each read once: a
+    poll asks only for the events after the last one it got (the log only grows)."""
+
+    def __init__(self, site: Site, game_id: str, token: str | None = None) -> None:
+        self.site, self.game_id, self.token = site, game_id, token
+        self.events: list[dict[str, Any]] = []
+
+    def read(self) -> list[dict[str, Any]]:
+        """Every event so far (what :func:`events_of` returns), reading only the new ones."""
+        after = self.events[-1]["version"] if self.events else 0
+        while True:
+            path = f"/games/{self.game_id}/events?after={after}"
+            events = self.site.api("GET", path, self.token)["events"]
+            if not events:
+                return self.events
+            self.events.extend(events)
+            after = events[-1]["version"]
+
+    def has(self, kind: str) -> bool:
+        return any(e["type"] == kind for e in self.read())
+
+
 def play_murlan_turn(page: Page, site: Site, game_id: str, token: str) -> bool:
     """If it is the seat's turn, make the first legal play by clicking (or pass, or give
     back); returns whether a move was made."""

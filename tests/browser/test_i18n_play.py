@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from .helpers import Site, game_id_of, keep_pace, seat_of, wait_for_move
 from .i18n_support import english_found, screen_text
-from .table_support import events_of, horizontal_overflow, play_murlan_turn
+from .table_support import EventLog, horizontal_overflow, play_murlan_turn
 from .test_replay import finished_hazari
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -95,7 +95,8 @@ def test_a_murlan_hand_in_the_language(session: Session, site: Site) -> None:
     token = seat_of(s.page, game_id)["token"]
     shot = False
     deadline = time.monotonic() + HAND_TIMEOUT_S
-    while not any(e["type"] == "HandEnded" for e in events_of(site, game_id, token)):
+    log = EventLog(site, game_id, token)
+    while not log.has("HandEnded"):
         assert time.monotonic() < deadline, "the hand did not end in time"
         view = site.view(game_id, token)
         if view["legal_moves"] and view["status"] == "playing":
@@ -138,7 +139,8 @@ def test_an_azi_hand_in_the_language(session: Session, site: Site) -> None:
     token = seat_of(s.page, game_id)["token"]
     shot = False
     deadline = time.monotonic() + HAND_TIMEOUT_S
-    while not any(e["type"] == "PotSettled" for e in events_of(site, game_id, token)):
+    log = EventLog(site, game_id, token)
+    while not log.has("PotSettled"):
         assert time.monotonic() < deadline, "the Azi hand did not end in time"
         view = site.view(game_id, token)
         if not view["legal_moves"] or view["status"] != "playing":

@@ -9,7 +9,14 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from .helpers import Site, create_from_lobby, keep_pace, seat_of
-from .table_support import RECORDER, events_of, play_murlan_turn, untranslated, visible_text
+from .table_support import (
+    RECORDER,
+    EventLog,
+    events_of,
+    play_murlan_turn,
+    untranslated,
+    visible_text,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -32,7 +39,8 @@ def test_every_bot_play_is_seen_and_the_hand_ends_with_a_summary(
         token = seat_of(page, game_id)["token"]
         expect(page.locator("#pace")).to_have_value("fast")
         deadline = time.monotonic() + HAND_TIMEOUT_S
-        while not any(e["type"] == "HandEnded" for e in events_of(site, game_id, token)):
+        log = EventLog(site, game_id, token)
+        while not log.has("HandEnded"):
             assert time.monotonic() < deadline, "the hand did not end in time"
             if not play_murlan_turn(page, site, game_id, token):
                 time.sleep(0.05)

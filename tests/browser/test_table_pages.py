@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from .helpers import Site, create_from_lobby, keep_pace, seat_of
 from .table_support import (
+    EventLog,
     events_of,
     horizontal_overflow,
     play_murlan_turn,
@@ -79,7 +80,8 @@ def test_murlan_on_a_phone_keeps_hand_and_moves_on_screen(browser: Browser, site
 
 def play_until(site: Site, game_id: str, token: str, done: Any, move: Any) -> None:
     deadline = time.monotonic() + 90
-    while not done(events_of(site, game_id, token)):
+    log = EventLog(site, game_id, token)
+    while not done(log.read()):
         assert time.monotonic() < deadline, "the game did not get there in time"
         view = site.view(game_id, token)
         if view["legal_moves"] and view["status"] == "playing":
@@ -124,7 +126,8 @@ def test_no_codes_in_what_players_read(browser: Browser, site: Site, size: dict[
         token = seat_of(page, game_id)["token"]
         assert not readable(page, game_id)
         deadline = time.monotonic() + 120
-        while not ended("HandEnded")(events_of(site, game_id, token)):
+        log = EventLog(site, game_id, token)
+        while not ended("HandEnded")(log.read()):
             assert time.monotonic() < deadline, "the Murlan hand did not end"
             if not play_murlan_turn(page, site, game_id, token):
                 time.sleep(0.05)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.engines.shuffle import Shuffler
-from service.fairness.features import deal_observations
+from service.fairness.features import deal_fields
 
 NAMES = ("ana", "ben", "cleo", "dan", "eva", "finn")
 JOKERS = ("BJ", "RJ")
@@ -79,5 +79,5 @@ def tally(game: str, options: dict[str, Any], deals: list[FakeDeal]) -> Counter[
     names = list(NAMES[: len(deals[0].hands)]) if deals else []
     counts: Counter[str] = Counter()
     for deal in deals:
-        counts.update(o.field() for o in deal_observations(game, options, deal, names))
+        counts.update(deal_fields(game, options, deal, names))
     return counts
