@@ -9,9 +9,16 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .config import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+    from workers.embedded import EmbeddedWorker
+
+    _Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 _cleanup = contextlib.ExitStack()
 """What a command started for its duration (the data directory's Redis), stopped
@@ -39,6 +46,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardroom", description=__doc__)
     sub = parser.add_subparsers(required=True, metavar="command", dest="command")
+    data = _data_dir_parent()
+    _add_running_commands(sub, data)
+    _add_replay_commands(sub, data)
+    _add_upkeep_commands(sub, data)
+    return parser
+
+
+def _data_dir_parent() -> argparse.ArgumentParser:
+    """The ``--data-dir`` option shared by the commands that reach the store."""
     data = argparse.ArgumentParser(add_help=False)
     data.add_argument(
         "--data-dir",
@@ -46,7 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the embedded server's games, when CARDROOM_REDIS_URL is unset "
         "(default: CARDROOM_DATA_DIR, else $XDG_DATA_HOME/cardroom or ~/.local/share/cardroom)",
     )
+    return data
 
+
+def _add_running_commands(sub: _Subparsers, data: argparse.ArgumentParser) -> None:
+    """The processes that run the service: serve, worker, scheduler, demo."""
     p = sub.add_parser(
         "serve",
         parents=[data],
@@ -76,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1, help="games of each kind")
     p.set_defaults(func=cmd_demo)
 
+
+def _add_replay_commands(sub: _Subparsers, data: argparse.ArgumentParser) -> None:
+    """The replay document and game exports: replay, verify, schema, export, import."""
     p = sub.add_parser(
         "replay", parents=[data], help="render a replay document (file or game id) as text"
     )
@@ -107,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.set_defaults(func=cmd_import)
 
+
+def _add_upkeep_commands(sub: _Subparsers, data: argparse.ArgumentParser) -> None:
+    """Reports on and upkeep of the store: fairness, archive, seed-key."""
     p = sub.add_parser(
         "fairness",
         parents=[data],
@@ -129,7 +155,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("seed-key", help="print a new key for CARDROOM_SEED_KEYS: <id>:<base64>")
     p.add_argument("key_id", help="the key's id, e.g. k2 (1-32 of A-Z a-z 0-9 _ . -)")
     p.set_defaults(func=cmd_seed_key)
-    return parser
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
@@ -159,10 +184,7 @@ def cmd_seed_key(args: argparse.Namespace) -> int:
 
 # -- serving ---------------------------------------------------------------------
 def cmd_serve(args: argparse.Namespace) -> int:
-    from werkzeug.serving import make_server
-
     from .api import create_app
-    from .localredis import default_data_dir, redis_server_binary, serve_redis
     from .runtime import Runtime
 
     overrides: dict[str, Any] = {}
@@ -175,21 +197,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     in_process_worker = settings.redis_url is None
     if in_process_worker:
-        binary = redis_server_binary()
-        if binary is None:
-            print(
-                "cardroom: embedded mode: redis-server is not installed, so games live in "
-                "this process's memory and are LOST when it stops (install redis-server to "
-                "keep them: see docs/operations.md); in-process worker."
-            )
-        else:
-            data_dir = default_data_dir(args.data_dir or settings.data_dir)
-            local = _cleanup.enter_context(serve_redis(data_dir, binary))
-            settings = _local_settings(settings, local.url, data_dir)
-            print(
-                f"cardroom: embedded mode: games kept in {data_dir} (redis-server pid "
-                f"{local.pid}, append-only file); in-process worker."
-            )
+        settings = _embedded_store(args, settings)
     else:
         print(f"cardroom: event store at {settings.redis_url}; run `cardroom worker` beside this.")
     runtime = Runtime.from_settings(settings)
@@ -200,6 +208,38 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         embedded = EmbeddedWorker(runtime)
         embedded.start()
+    _serve_until_stopped(settings, app, embedded)
+    return 0
+
+
+def _embedded_store(args: argparse.Namespace, settings: Settings) -> Settings:
+    """Embedded mode's store: a redis-server child on the data directory (stopped
+    when the command returns), else, with no redis-server installed, memory."""
+    from .localredis import default_data_dir, redis_server_binary, serve_redis
+
+    binary = redis_server_binary()
+    if binary is None:
+        print(
+            "cardroom: embedded mode: redis-server is not installed, so games live in "
+            "this process's memory and are LOST when it stops (install redis-server to "
+            "keep them: see docs/operations.md); in-process worker."
+        )
+        return settings
+    data_dir = default_data_dir(args.data_dir or settings.data_dir)
+    local = _cleanup.enter_context(serve_redis(data_dir, binary))
+    settings = _local_settings(settings, local.url, data_dir)
+    print(
+        f"cardroom: embedded mode: games kept in {data_dir} (redis-server pid "
+        f"{local.pid}, append-only file); in-process worker."
+    )
+    return settings
+
+
+def _serve_until_stopped(settings: Settings, app: Flask, embedded: EmbeddedWorker | None) -> None:
+    """Serve ``app`` on the settings' host and port until interrupted, then stop
+    the server and the in-process worker."""
+    from werkzeug.serving import make_server
+
     server = make_server(
         settings.host, settings.port, app, threaded=True, request_handler=_quiet_request_handler()
     )
@@ -220,7 +260,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
             embedded.stop()
         print("cardroom: stopped.")
         sys.stdout.flush()
-    return 0
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -150,91 +150,151 @@ def audit(
 ) -> AuditReport:
     """Prove a game from its events and the revealed seed (see module doc)."""
     report = AuditReport()
+    try:
+        first, seed = _check_opening(events, server_seed_hex, report)
+        state = _check_events(events, first, seed, report)
+        if claimed_result is not None:
+            recomputed = state.engine.result(state.engine_state)
+            report.result_ok = _jsonish(recomputed) == _jsonish(claimed_result)
+            if not report.result_ok:
+                raise _Mismatch(None, f"the result should be {recomputed}")
+    except _Mismatch as exc:
+        return report.fail(exc.version, exc.reason, **exc.extra)
+    return report
+
+
+class _Mismatch(Exception):
+    """What the audit could not prove: the version (``None``: the game as a
+    whole), the reason and any detail, as :meth:`AuditReport.fail` records them."""
+
+    def __init__(self, version: int | None, reason: str, **extra: Any) -> None:
+        super().__init__(reason)
+        self.version = version
+        self.reason = reason
+        self.extra = extra
+
+
+def _check_opening(
+    events: Sequence[RecordedEvent], server_seed_hex: str | None, report: AuditReport
+) -> tuple[table.GameCreated, bytes]:
+    """The first event, and the revealed seed proved against its commitment."""
     if not events:
-        return report.fail(None, "no events")
+        raise _Mismatch(None, "no events")
     first = events[0].event
     if not isinstance(first, table.GameCreated):
-        return report.fail(events[0].version, "the first event is not GameCreated")
+        raise _Mismatch(events[0].version, "the first event is not GameCreated")
     if server_seed_hex is None:
         report.notes.append("the server seed is not revealed yet")
-        return report.fail(None, "the server seed is not revealed until the game ends")
+        raise _Mismatch(None, "the server seed is not revealed until the game ends")
     try:
         seed = parse_server_seed(server_seed_hex)
     except SeedError as exc:
-        return report.fail(None, str(exc))
+        raise _Mismatch(None, str(exc)) from None
     digest = hashlib.sha256(seed).hexdigest()
     report.commitment_ok = hmac.compare_digest(digest, first.commitment)
     if not report.commitment_ok:
-        return report.fail(
+        raise _Mismatch(
             events[0].version,
             f"sha256(server_seed) is {digest}, not the commitment {first.commitment}",
         )
+    return first, seed
+
+
+def _check_events(
+    events: Sequence[RecordedEvent],
+    first: table.GameCreated,
+    seed: bytes,
+    report: AuditReport,
+) -> table.Game:
+    """Every event after the first proved in turn; the game's final state."""
     state = table.apply(None, first)
     i = 1
     while i < len(events):
         rec = events[i]
         if rec.version != state.version + 1:
-            return report.fail(rec.version, f"expected version {state.version + 1}")
+            raise _Mismatch(rec.version, f"expected version {state.version + 1}")
         step = table.pending(state)
         if step is not None and step != "reveal":
-            expected = table.advance(state, seed)
-            got = [r.event for r in events[i : i + len(expected)]]
-            if got != expected:
-                deal = next((getattr(e, "deal", None) for e in expected if e.is_deal), None)
-                what = f"deal {deal}" if deal is not None else f"the {step} step"
-                return report.fail(
-                    rec.version, f"{what} does not match the shuffle and the rules", deal=deal
-                )
-            report.steps_checked += 1
-            report.deals_checked += sum(1 for e in expected if e.is_deal)
-            state = table.fold(expected, state)
-            i += len(expected)
-            continue
-        event = rec.event
-        if isinstance(event, table.SeedRevealed):
-            if event.server_seed != seed.hex():
-                return report.fail(rec.version, "the revealed seed differs from the published one")
-            state = table.apply(state, event)
-            i += 1
-            continue
-        if isinstance(event, table.SeatTaken):
-            try:
-                expected_seat = table.take_seat(state, event.name, event.client_seed, event.bot)
-            except RuleError as exc:
-                return report.fail(rec.version, f"seat not allowed: {exc}")
-            except ValueError as exc:
-                return report.fail(rec.version, f"seat not allowed: {exc}")
-            if expected_seat != [event]:
-                return report.fail(rec.version, "seat taken out of order")
-            state = table.apply(state, event)
-            i += 1
-            continue
-        if isinstance(event, table.BOOKKEEPING_EVENTS):
-            state = table.apply(state, event)
-            i += 1
-            continue
-        body = event.move_body()
-        seat = event.seat_of_move
-        if body is None or seat is None:
-            return report.fail(rec.version, f"{event.type} was caused by no move and no step")
+            state, used = _check_step(events, i, state, step, seed, report)
+        elif isinstance(rec.event, _FOLDED_AS_RECORDED):
+            _check_table_event(state, rec, seed)
+            state, used = table.apply(state, rec.event), 1
+        else:
+            state, used = _check_move(events, i, state, report)
+        i += used
+    return state
+
+
+_FOLDED_AS_RECORDED: tuple[type[Event], ...] = (
+    table.SeedRevealed,
+    table.SeatTaken,
+    *table.BOOKKEEPING_EVENTS,
+)
+"""Table events the audit applies one by one as recorded (the seed and seat
+events once checked): no move and no step causes them."""
+
+
+def _check_step(
+    events: Sequence[RecordedEvent],
+    i: int,
+    state: table.Game,
+    step: str,
+    seed: bytes,
+    report: AuditReport,
+) -> tuple[table.Game, int]:
+    """The due system step re-derived from the seed matches the events from
+    ``events[i]``; the state after it and how many events it made."""
+    expected = table.advance(state, seed)
+    got = [r.event for r in events[i : i + len(expected)]]
+    if got != expected:
+        deal = next((getattr(e, "deal", None) for e in expected if e.is_deal), None)
+        what = f"deal {deal}" if deal is not None else f"the {step} step"
+        raise _Mismatch(
+            events[i].version, f"{what} does not match the shuffle and the rules", deal=deal
+        )
+    report.steps_checked += 1
+    report.deals_checked += sum(1 for e in expected if e.is_deal)
+    return table.fold(expected, state), len(expected)
+
+
+def _check_table_event(state: table.Game, rec: RecordedEvent, seed: bytes) -> None:
+    """A revealed seed is the published one; a seat was taken as the table
+    allows, in order. Bookkeeping events need no check."""
+    event = rec.event
+    if isinstance(event, table.SeedRevealed):
+        if event.server_seed != seed.hex():
+            raise _Mismatch(rec.version, "the revealed seed differs from the published one")
+    elif isinstance(event, table.SeatTaken):
         try:
-            expected = table.decide(state, seat, body)
+            expected_seat = table.take_seat(state, event.name, event.client_seed, event.bot)
         except RuleError as exc:
-            return report.fail(rec.version, f"illegal move by seat {seat}: {exc}", rule=exc.rule)
-        got = [r.event for r in events[i : i + len(expected)]]
-        if got != expected:
-            return report.fail(
-                rec.version, f"the move of seat {seat} does not cause the recorded events"
-            )
-        report.moves_checked += 1
-        state = table.fold(expected, state)
-        i += len(expected)
-    if claimed_result is not None:
-        recomputed = state.engine.result(state.engine_state)
-        report.result_ok = _jsonish(recomputed) == _jsonish(claimed_result)
-        if not report.result_ok:
-            return report.fail(None, f"the result should be {recomputed}")
-    return report
+            raise _Mismatch(rec.version, f"seat not allowed: {exc}") from None
+        except ValueError as exc:
+            raise _Mismatch(rec.version, f"seat not allowed: {exc}") from None
+        if expected_seat != [event]:
+            raise _Mismatch(rec.version, "seat taken out of order")
+
+
+def _check_move(
+    events: Sequence[RecordedEvent], i: int, state: table.Game, report: AuditReport
+) -> tuple[table.Game, int]:
+    """``events[i]`` comes of a seat's move, legal and causing exactly the
+    recorded events; the state after them and how many there are."""
+    rec = events[i]
+    event = rec.event
+    body = event.move_body()
+    seat = event.seat_of_move
+    if body is None or seat is None:
+        raise _Mismatch(rec.version, f"{event.type} was caused by no move and no step")
+    try:
+        expected = table.decide(state, seat, body)
+    except RuleError as exc:
+        raise _Mismatch(rec.version, f"illegal move by seat {seat}: {exc}", rule=exc.rule) from None
+    got = [r.event for r in events[i : i + len(expected)]]
+    if got != expected:
+        raise _Mismatch(rec.version, f"the move of seat {seat} does not cause the recorded events")
+    report.moves_checked += 1
+    return table.fold(expected, state), len(expected)
 
 
 def _jsonish(value: Any) -> Any:

@@ -73,6 +73,23 @@ def create_app(
     errors.register(app)
     init_limits(app, settings, runtime)
     init_cors(app, settings)
+    _register_blueprints(app)
+    setup_logging(settings.log_level)
+    init_observability(app, app.extensions["cardroom"])
+
+    @app.after_request
+    def no_store(response: Response) -> Response:
+        """Views change with every move and may hold a seat's hand: never cache them."""
+        response.headers.setdefault("Cache-Control", "no-store")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return response
+
+    return app
+
+
+def _register_blueprints(app: Flask) -> None:
+    """The routes: the stream server's alone (``STREAMS_ONLY``), else every
+    resource's and the web pages; the benchmark's floor when ``BENCH_FLOOR``."""
     if app.config["STREAMS_ONLY"]:
         app.register_blueprint(events.bp)
         app.register_blueprint(meta.bp)
@@ -90,14 +107,3 @@ def create_app(
         app.register_blueprint(web_pages)
     if app.config["BENCH_FLOOR"]:
         app.register_blueprint(floor.bp)
-    setup_logging(settings.log_level)
-    init_observability(app, app.extensions["cardroom"])
-
-    @app.after_request
-    def no_store(response: Response) -> Response:
-        """Views change with every move and may hold a seat's hand: never cache them."""
-        response.headers.setdefault("Cache-Control", "no-store")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        return response
-
-    return app

@@ -204,42 +204,7 @@ def build_from(
     deals ("my luck"). ``game`` keeps one game. The correction always runs over
     the whole report (every player included), so every view shows the same
     adjusted p-values and ``flagged`` lists every flagged row."""
-    hists, fits, adjusted = analysis.hists, analysis.fits, analysis.adjusted
-    flagged_keys = set(analysis.flagged)
-    flagged_features = {(t, f) for t, f, _ in flagged_keys}
-    players: set[str] = set()
-    tables: dict[str, dict[str, Any]] = {}
-    for key in analysis.order:
-        t, feature, group = key
-        kind, _, rest = group.partition(":")
-        if kind == "player":
-            players.add(rest)
-        if game is not None and t.split("/")[0] != game:
-            continue
-        if player is None:
-            if kind in ("player", "dealer"):
-                continue
-        elif group not in ("all", f"player:{player}", f"dealer:{player}"):
-            continue
-        entry = tables.setdefault(
-            t, {"table": t, "title": TABLES.get(t, t), "hands": 0, "features": {}}
-        )
-        if feature not in entry["features"]:
-            title, how = FEATURES.get(feature, (feature, ""))
-            context_error = max((simulated_error(c) or 0.0 for c in hists[key].counts), default=0.0)
-            entry["features"][feature] = {
-                "feature": feature,
-                "title": title,
-                "expectation": how,
-                "expectation_error": context_error or None,
-                "descriptive": feature in DESCRIPTIVE,
-                "flagged": (t, feature) in flagged_features,
-                "groups": [],
-            }
-        row = _row(feature, group, fits[key], adjusted.get(key), key in flagged_keys)
-        entry["features"][feature]["groups"].append(row)
-        if group == "all" and feature not in DESCRIPTIVE:
-            entry["hands"] = max(entry["hands"], row["hands"])
+    tables, players = _collect_tables(analysis, player, game)
     out_tables = []
     for entry in tables.values():
         features = list(entry["features"].values())
@@ -255,7 +220,7 @@ def build_from(
         "alpha": ALPHA,
         "correction": "benjamini-hochberg",
         "test": "chi-square goodness of fit, categories pooled to at least 5 expected hands",
-        "tests": len(adjusted),
+        "tests": len(analysis.adjusted),
         "flagged": flagged,
         "verdict": (
             "Nothing unusual: every tested feature is consistent with a fair deal."
@@ -264,6 +229,61 @@ def build_from(
         ),
         "player": player,
         "tables": out_tables,
+    }
+
+
+def _collect_tables(
+    analysis: Analysis, player: str | None, game: str | None
+) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """The rows of the view, by table and then feature, and every player the
+    analysis names (in any view)."""
+    fits, adjusted = analysis.fits, analysis.adjusted
+    flagged_keys = set(analysis.flagged)
+    flagged_features = {(t, f) for t, f, _ in flagged_keys}
+    players: set[str] = set()
+    tables: dict[str, dict[str, Any]] = {}
+    for key in analysis.order:
+        t, feature, group = key
+        kind, _, rest = group.partition(":")
+        if kind == "player":
+            players.add(rest)
+        if not _in_view(t, group, player, game):
+            continue
+        entry = tables.setdefault(
+            t, {"table": t, "title": TABLES.get(t, t), "hands": 0, "features": {}}
+        )
+        if feature not in entry["features"]:
+            flagged = (t, feature) in flagged_features
+            entry["features"][feature] = _feature_entry(feature, analysis.hists[key], flagged)
+        row = _row(feature, group, fits[key], adjusted.get(key), key in flagged_keys)
+        entry["features"][feature]["groups"].append(row)
+        if group == "all" and feature not in DESCRIPTIVE:
+            entry["hands"] = max(entry["hands"], row["hands"])
+    return tables, players
+
+
+def _in_view(t: str, group: str, player: str | None, game: str | None) -> bool:
+    """Whether the view (one ``game``'s, one ``player``'s) shows the row of
+    ``group`` in table ``t``."""
+    if game is not None and t.split("/")[0] != game:
+        return False
+    if player is None:
+        return group.partition(":")[0] not in ("player", "dealer")
+    return group in ("all", f"player:{player}", f"dealer:{player}")
+
+
+def _feature_entry(feature: str, hist: Histogram, flagged: bool) -> dict[str, Any]:
+    """A feature's heading in a table, before its rows."""
+    title, how = FEATURES.get(feature, (feature, ""))
+    context_error = max((simulated_error(c) or 0.0 for c in hist.counts), default=0.0)
+    return {
+        "feature": feature,
+        "title": title,
+        "expectation": how,
+        "expectation_error": context_error or None,
+        "descriptive": feature in DESCRIPTIVE,
+        "flagged": flagged,
+        "groups": [],
     }
 
 

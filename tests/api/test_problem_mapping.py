@@ -46,6 +46,7 @@ INTERNAL: dict[str, str] = {
     "service.config.ConfigError": "bad settings at start-up",
     "service.localredis.DataDirError": "the embedded Redis's data directory, at start-up",
     "service.replay.ReplayFormatError": "the command line's replay files",
+    "service.replay._Mismatch": "caught inside the audit, which reports it",
     "service.retention.ArchiveMismatch": "caught inside the retention pass",
     "service.fairness.expectations.UnknownContext": "a deal context the engines never note: a bug",
 }

@@ -21,28 +21,53 @@ def _short(state: AziState, seat: int) -> bool:
     return state.short[seat] or live
 
 
+def _seat_view(state: AziState, s: int) -> JSON:
+    """One seat's public row: its chips, cards held, bidding and tricks."""
+    return {
+        "seat": s,
+        "stack": state.stacks[s],
+        "contribution": state.contributions[s],
+        "in_hand": state.in_hand[s],
+        "cards": len(state.hands[s]),
+        "discarded": state.discarded[s] is not None,
+        "bid": state.bids[s],
+        "actions": state.actions[s],
+        "folded": state.folded[s],
+        "all_in": _all_in(state, s),
+        "short": _short(state, s),
+        "tricks": state.tricks[s],
+        "left": state.left[s],
+        "leaving": state.leaving[s],
+    }
+
+
+def _bidding_view(state: AziState) -> JSON:
+    """The bidding round: the highest bid, its leader and who stands how."""
+    return {
+        "highest": state.highest,
+        "leader": state.leader,
+        "bids": list(state.bids),
+        "actions": list(state.actions),
+        "folded": [s for s in range(state.seats) if state.folded[s]],
+        "all_in": [s for s in range(state.seats) if _all_in(state, s)],
+        "short": [s for s in range(state.seats) if _short(state, s)],
+    }
+
+
+def _azi_view(state: AziState) -> JSON | None:
+    """The pending azi (a tied pot replayed), or None when there is none."""
+    if state.next_dealer is None:
+        return None
+    return {
+        "dealer": state.next_dealer,
+        "price": state.azi_price,
+        "in_replay": list(state.replay_seats),
+        "to_decide": list(state.azi_queue),
+    }
+
+
 def table_view(state: AziState, viewer: int | None, to_act: tuple[int, ...]) -> JSON:
     opts = state.options
-    seats: list[JSON] = []
-    for s in range(state.seats):
-        seats.append(
-            {
-                "seat": s,
-                "stack": state.stacks[s],
-                "contribution": state.contributions[s],
-                "in_hand": state.in_hand[s],
-                "cards": len(state.hands[s]),
-                "discarded": state.discarded[s] is not None,
-                "bid": state.bids[s],
-                "actions": state.actions[s],
-                "folded": state.folded[s],
-                "all_in": _all_in(state, s),
-                "short": _short(state, s),
-                "tricks": state.tricks[s],
-                "left": state.left[s],
-                "leaving": state.leaving[s],
-            }
-        )
     out: JSON = {
         "phase": state.phase,
         "hand_no": state.hand_no,
@@ -60,35 +85,20 @@ def table_view(state: AziState, viewer: int | None, to_act: tuple[int, ...]) -> 
         "stacks": list(state.stacks),
         "contributions": list(state.contributions),
         "hand_counts": [len(h) for h in state.hands],
-        "seats": seats,
-        "bidding": {
-            "highest": state.highest,
-            "leader": state.leader,
-            "bids": list(state.bids),
-            "actions": list(state.actions),
-            "folded": [s for s in range(state.seats) if state.folded[s]],
-            "all_in": [s for s in range(state.seats) if _all_in(state, s)],
-            "short": [s for s in range(state.seats) if _short(state, s)],
-        },
+        "seats": [_seat_view(state, s) for s in range(state.seats)],
+        "bidding": _bidding_view(state),
         "trick": [{"seat": s, "card": c} for s, c in state.trick],
         "tricks": list(state.tricks),
         "trick_winners": list(state.trick_winners),
         "played": list(state.played),
         "turn": state.turn,
         "to_act": list(to_act),
-        "azi": None,
+        "azi": _azi_view(state),
         "pot_winner": state.pot_winner,
         "last_winner": state.last_winner,
         "over": state.over,
         "end_reason": state.end_reason,
     }
-    if state.next_dealer is not None:
-        out["azi"] = {
-            "dealer": state.next_dealer,
-            "price": state.azi_price,
-            "in_replay": list(state.replay_seats),
-            "to_decide": list(state.azi_queue),
-        }
     if viewer is not None and 0 <= viewer < state.seats:
         out["hand"] = sorted_cards(state.hands[viewer])
         out["discard"] = state.discarded[viewer]

@@ -49,6 +49,15 @@ def _group_text(group: Sequence[str]) -> str:
 def parse_arrangement(move: Move, hand: Sequence[str]) -> Groups:
     """Check an ``arrange`` body against ``hand``; return its groups in
     canonical notation, or raise :class:`RuleError` naming the broken rule."""
+    _check_arrange_move(move)
+    groups = _read_groups(_raw_groups(move))
+    _check_uses_hand(groups, hand)
+    _check_group_order(groups)
+    return tuple(groups)
+
+
+def _check_arrange_move(move: Move) -> None:
+    """The move is an object with ``action`` 'arrange', ``groups`` and nothing else."""
     if not isinstance(move, Mapping):
         raise RuleError("bad_move", f"a move is a JSON object, not {type(move).__name__}")
     action = move.get("action")
@@ -69,6 +78,10 @@ def parse_arrangement(move: Move, hand: Sequence[str]) -> Groups:
         raise RuleError(
             "missing_groups", "'arrange' needs 'groups': four lists of 3, 3, 3 and 4 cards"
         )
+
+
+def _raw_groups(move: Move) -> Sequence[Sequence[Any]]:
+    """``groups`` as sent, checked to be four lists of 3, 3, 3 and 4 items."""
     raw = move["groups"]
     if not isinstance(raw, (list, tuple)):
         raise RuleError(
@@ -88,6 +101,11 @@ def parse_arrangement(move: Move, hand: Sequence[str]) -> Groups:
             "groups must have 3, 3, 3 and 4 cards, in that order, "
             f"not {', '.join(map(str, sizes))}",
         )
+    return raw
+
+
+def _read_groups(raw: Sequence[Sequence[Any]]) -> list[Hand]:
+    """Every group's cards parsed into canonical notation."""
     groups: list[Hand] = []
     for number, group in enumerate(raw, 1):
         cards: list[str] = []
@@ -98,6 +116,11 @@ def parse_arrangement(move: Move, hand: Sequence[str]) -> Groups:
                 message = str(exc) if len(str(exc)) <= 120 else f"bad card {_short(token)}"
                 raise RuleError("bad_card", f"group {number}: {message}") from None
         groups.append(tuple(cards))
+    return groups
+
+
+def _check_uses_hand(groups: Sequence[Hand], hand: Sequence[str]) -> None:
+    """The groups hold each card once, and only cards of ``hand``."""
     seen: set[str] = set()
     for card in (c for g in groups for c in g):
         if card in seen:
@@ -111,6 +134,10 @@ def parse_arrangement(move: Move, hand: Sequence[str]) -> Groups:
             f"{' '.join(foreign)} {'is' if len(foreign) == 1 else 'are'} not in your hand; "
             f"the arrangement must use exactly your 13 cards (left out: {' '.join(missing)})",
         )
+
+
+def _check_group_order(groups: Sequence[Hand]) -> None:
+    """The three-card groups go strongest first, and the four-card group is the weakest."""
     keys = [key(g) for g in groups]
     for i in range(2):
         if keys[i + 1] > keys[i]:
@@ -125,7 +152,6 @@ def parse_arrangement(move: Move, hand: Sequence[str]) -> Groups:
             f"the four-card group {' '.join(groups[3])} (best three: {describe_key(keys[3])}) "
             f"beats group 3 ({_group_text(groups[2])}): it must be the weakest group",
         )
-    return tuple(groups)
 
 
 def play_rounds(state: HazariState) -> list[RoundPlayed]:

@@ -18,6 +18,7 @@ from .combos import (
     RANK_START,
     SINGLE,
     SINGLES,
+    Combo,
     classify,
     names,
     nth_play,
@@ -66,27 +67,7 @@ def play_out(state: MurlanState, choose: Chooser) -> MurlanState:
     needed = players_in - 1 if last >= 0 and hands[last] else players_in
     while True:
         hand = hands[turn]
-        play: tuple[int, ...] | None
-        if floor >= 0:
-            # The commonest position, inlined: higher singles, then quads, then pass.
-            start = bisect_left(hand, floor)
-            held = bombs[turn]
-            singles = len(hand) - start
-            k = choose(singles + len(held) + 1)
-            if k < singles:
-                play = (hand[start + k],)
-            elif k < singles + len(held):
-                play = held[k - singles]
-            else:
-                play = None
-        elif must >= 0:
-            options = [p for p in plays(hand, table, any_higher) if must in p]
-            play = options[choose(len(options))]
-        else:
-            blocks = play_blocks(hand, table, any_higher)
-            count = sum([b[0] for b in blocks])
-            k = choose(count + (table is not None))
-            play = nth_play(blocks, k) if k < count else None
+        play = _choose_play(hand, bombs[turn], table, floor, must, any_higher, choose)
         if play is None:
             passes += 1
             if passes >= needed:
@@ -115,10 +96,46 @@ def play_out(state: MurlanState, choose: Chooser) -> MurlanState:
             else:
                 table, floor = classify(play), -1
             cards, last, passes, must = play, turn, 0, -1
-        while True:  # the next seat still holding cards
-            turn = (turn + 1) % SEATS
-            if hands[turn]:
-                break
+        turn = _next_holding(hands, turn)
+
+
+def _choose_play(
+    hand: tuple[int, ...],
+    held: list[tuple[int, ...]],
+    table: Combo | None,
+    floor: int,
+    must: int,
+    any_higher: bool,
+    choose: Chooser,
+) -> tuple[int, ...] | None:
+    """The move ``choose`` picks among the seat's legal moves (``None``: pass),
+    ``held`` being its quads and ``floor`` the lowest single that beats the
+    table's (-1: not following a single)."""
+    if floor >= 0:
+        # The commonest position, inlined: higher singles, then quads, then pass.
+        start = bisect_left(hand, floor)
+        singles = len(hand) - start
+        k = choose(singles + len(held) + 1)
+        if k < singles:
+            return (hand[start + k],)
+        if k < singles + len(held):
+            return held[k - singles]
+        return None
+    if must >= 0:
+        options = [p for p in plays(hand, table, any_higher) if must in p]
+        return options[choose(len(options))]
+    blocks = play_blocks(hand, table, any_higher)
+    count = sum([b[0] for b in blocks])
+    k = choose(count + (table is not None))
+    return nth_play(blocks, k) if k < count else None
+
+
+def _next_holding(hands: list[tuple[int, ...]], turn: int) -> int:
+    """The next seat after ``turn`` still holding cards."""
+    while True:
+        turn = (turn + 1) % SEATS
+        if hands[turn]:
+            return turn
 
 
 def _last_play(
