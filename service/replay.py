@@ -205,7 +205,7 @@ def _check_events(
     first: table.GameCreated,
     seed: bytes,
     report: AuditReport,
-) -> table.Game:
+) -> table.Table:
     """Every event after the first proved in turn; the game's final state."""
     state = table.apply(None, first)
     i = 1
@@ -237,11 +237,11 @@ events once checked): no move and no step causes them."""
 def _check_step(
     events: Sequence[RecordedEvent],
     i: int,
-    state: table.Game,
+    state: table.Table,
     step: str,
     seed: bytes,
     report: AuditReport,
-) -> tuple[table.Game, int]:
+) -> tuple[table.Table, int]:
     """The due system step re-derived from the seed matches the events from
     ``events[i]``; the state after it and how many events it made."""
     expected = table.advance(state, seed)
@@ -257,7 +257,7 @@ def _check_step(
     return table.fold(expected, state), len(expected)
 
 
-def _check_table_event(state: table.Game, rec: RecordedEvent, seed: bytes) -> None:
+def _check_table_event(state: table.Table, rec: RecordedEvent, seed: bytes) -> None:
     """A revealed seed is the published one; a seat was taken as the table
     allows, in order. Bookkeeping events need no check."""
     event = rec.event
@@ -276,8 +276,8 @@ def _check_table_event(state: table.Game, rec: RecordedEvent, seed: bytes) -> No
 
 
 def _check_move(
-    events: Sequence[RecordedEvent], i: int, state: table.Game, report: AuditReport
-) -> tuple[table.Game, int]:
+    events: Sequence[RecordedEvent], i: int, state: table.Table, report: AuditReport
+) -> tuple[table.Table, int]:
     """``events[i]`` comes of a seat's move, legal and causing exactly the
     recorded events; the state after them and how many there are."""
     rec = events[i]
