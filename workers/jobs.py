@@ -33,6 +33,7 @@ from service.engines.base import JSON, RuleError
 from service.fairness import projection as fairness
 from service.store import (
     EventStore,
+    LoadParts,
     StoredEvent,
     VersionConflict,
     keys,
@@ -40,7 +41,7 @@ from service.store import (
 from service.store.drains import LOST
 from service.store.readmodel import ReadModel, turn_deadline_ms, turn_field, turn_mark
 
-from .context import context
+from .context import WorkerContext, context
 
 log = logging.getLogger("cardroom.jobs")
 
@@ -292,6 +293,20 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     Azi pots.
     """
     ctx = context()
+    seen, now_ms, marks, parts = _read_round(ctx, game_id, begin)
+    writes = Writes(ctx.store.readmodel.pipeline())
+    state = parts.base
+    if parts.events:
+        state = _fold_tail(ctx, game_id, parts, marks, writes)
+    assert state is not None
+    return Round(state, _starts(marks), seen, now_ms, writes)
+
+
+def _read_round(
+    ctx: WorkerContext, game_id: str, begin: bool
+) -> tuple[str, int, dict[str, str], LoadParts]:
+    """The round's one round trip: the marker (with ``begin``), Redis's time, the
+    turn marks and the events after the state this worker projected last."""
     store: EventStore = ctx.store
     model = store.readmodel
     followups = ctx.runtime.followups
@@ -311,12 +326,18 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     if projected is not None and not parts.cached:
         ctx.projected.drop(game_id)  # it holds events the stream no longer has
     marks = model.turn_marks_of(cast(dict[bytes, bytes], marks_raw))
-    writes = Writes(model.pipeline())
+    return seen, followups.clock.reply_ms(now), marks, parts
+
+
+def _fold_tail(
+    ctx: WorkerContext, game_id: str, parts: LoadParts, marks: dict[str, str], writes: Writes
+) -> table.Table:
+    """Fold ``parts``' events onto its base and queue on ``writes`` what the fold
+    changes in the read model; ``marks`` (the turn marks read) become the new ones."""
+    store: EventStore = ctx.store
+    model = store.readmodel
     state = parts.base
     tail = parts.events
-    if not tail:
-        assert state is not None
-        return Round(state, _starts(marks), seen, followups.clock.reply_ms(now), writes)
     ledger: dict[str, int] = {}
     after = 0 if state is None else state.version
     for stored in tail:
@@ -340,7 +361,7 @@ def project_round(game_id: str, *, begin: bool = True) -> Round:
     for field in cleared:
         marks.pop(field, None)
     marks.update(turn_marks)
-    return Round(state, _starts(marks), seen, followups.clock.reply_ms(now), writes)
+    return state
 
 
 def _starts(marks: dict[str, str]) -> dict[int, int]:

@@ -15,6 +15,7 @@ waits for a system step, a bot or a timed-out turn.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any, Final
 
 from service.engines import table
@@ -23,7 +24,7 @@ from service.retention import periodic_pass
 from service.store import keys
 from service.store.errors import GameNotFound
 
-from .context import context
+from .context import WorkerContext, context
 from .jobs import _automatic, _to_act, turn_starts
 
 log = logging.getLogger("cardroom.reconcile")
@@ -45,69 +46,75 @@ def now_ms() -> int:
     return int(context().store.now_ms())
 
 
+@dataclass
+class Sweep:
+    """Where the sweep over the unfinished games stands (kept in Redis between
+    passes, :attr:`service.store.EventStore.reconciler`)."""
+
+    status_i: int
+    shard: int
+    score: float
+    member: str
+    started_ms: int
+    found: int
+    checked: int
+
+    @classmethod
+    def read(cls, raw: dict[str, str], now: int) -> Sweep:
+        return cls(
+            status_i=int(raw.get("status", 0)) % len(STATUSES),
+            shard=int(raw.get("shard", 0)) % keys.INDEX_SHARDS,
+            score=float(raw.get("score", "-inf")),
+            member=raw.get("member", ""),
+            started_ms=int(raw.get("sweep_started_ms", now)),
+            found=int(raw.get("found", 0)),
+            checked=int(raw.get("checked", 0)),
+        )
+
+    def next_shard(self) -> bool:
+        """Move on to the next shard (and status); True once every one was swept."""
+        self.shard, self.score, self.member = self.shard + 1, float("-inf"), ""
+        if self.shard == keys.INDEX_SHARDS:
+            self.shard, self.status_i = 0, self.status_i + 1
+        return self.status_i == len(STATUSES)
+
+    def mapping(self, now: int, swept: bool) -> dict[str, Any]:
+        """What is kept for the next pass: a new sweep's start once this one is done."""
+        if swept:
+            return {
+                "status": 0,
+                "shard": 0,
+                "score": "-inf",
+                "member": "",
+                "sweep_started_ms": now,
+                "found": 0,
+                "checked": 0,
+                "swept_ms": now,
+                "last_found": self.found,
+                "last_checked": self.checked,
+                "last_sweep_ms": now - self.started_ms,
+            }
+        return {
+            "status": self.status_i,
+            "shard": self.shard,
+            "score": repr(self.score),
+            "member": self.member,
+            "sweep_started_ms": self.started_ms,
+            "found": self.found,
+            "checked": self.checked,
+        }
+
+
 def reconcile_pass(limit: int | None = None) -> JSON:
     """Check the next ``limit`` games (``CARDROOM_RECONCILE_BATCH``) of the
     sweep; poke those left behind. Returns what it did."""
     ctx = context()
     budget = limit or ctx.runtime.settings.reconcile_batch
-    raw = ctx.store.reconciler.read()
-    status_i = int(raw.get("status", 0)) % len(STATUSES)
-    shard = int(raw.get("shard", 0)) % keys.INDEX_SHARDS
-    score = float(raw.get("score", "-inf"))
-    member = raw.get("member", "")
     now = now_ms()
-    sweep_started = int(raw.get("sweep_started_ms", now))
-    found = int(raw.get("found", 0))
-    checked = int(raw.get("checked", 0))
-    scanned = enqueued = 0
-    swept = False
-    while scanned < budget:
-        want = budget - scanned
-        page = ctx.store.index.scan_page(shard, STATUSES[status_i], score, want + TIES)
-        after = [
-            (m.decode(), s) for m, s in page if s > score or (s == score and m.decode() > member)
-        ]
-        taken = after[:want]
-        if taken:
-            hits = _heal([m for m, _ in taken], now)
-            enqueued += hits
-            found += hits
-            scanned += len(taken)
-            member, score = taken[-1]
-        if len(taken) < len(after) or len(page) == want + TIES:
-            continue  # more in this shard (the loop ends when the budget is spent)
-        shard, score, member = shard + 1, float("-inf"), ""
-        if shard == keys.INDEX_SHARDS:
-            shard, status_i = 0, status_i + 1
-            if status_i == len(STATUSES):
-                swept = True
-                break
-    checked += scanned
-    if swept:
-        mapping: dict[str, Any] = {
-            "status": 0,
-            "shard": 0,
-            "score": "-inf",
-            "member": "",
-            "sweep_started_ms": now,
-            "found": 0,
-            "checked": 0,
-            "swept_ms": now,
-            "last_found": found,
-            "last_checked": checked,
-            "last_sweep_ms": now - sweep_started,
-        }
-    else:
-        mapping = {
-            "status": status_i,
-            "shard": shard,
-            "score": repr(score),
-            "member": member,
-            "sweep_started_ms": sweep_started,
-            "found": found,
-            "checked": checked,
-        }
-    ctx.store.reconciler.write(mapping)
+    sweep = Sweep.read(ctx.store.reconciler.read(), now)
+    scanned, enqueued, swept = _scan(ctx, sweep, budget, now)
+    sweep.checked += scanned
+    ctx.store.reconciler.write(sweep.mapping(now, swept))
     # Games waiting on the drains' list and a slot free (its drain lost with its
     # worker, say): a fresh drain for them.
     kicked = ctx.runtime.drains.dispatch() is not None
@@ -118,6 +125,34 @@ def reconcile_pass(limit: int | None = None) -> JSON:
             extra={"job": "reconcile", "scanned": scanned, "enqueued": enqueued},
         )
     return {"scanned": scanned, "enqueued": enqueued, "swept": swept, "drain_started": kicked}
+
+
+def _scan(ctx: WorkerContext, sweep: Sweep, budget: int, now: int) -> tuple[int, int, bool]:
+    """Check up to ``budget`` games from where ``sweep`` stands, poking those left
+    behind: how many were scanned, how many poked, whether the sweep is done."""
+    scanned = enqueued = 0
+    while scanned < budget:
+        want = budget - scanned
+        page = ctx.store.index.scan_page(
+            sweep.shard, STATUSES[sweep.status_i], sweep.score, want + TIES
+        )
+        after = [
+            (m.decode(), s)
+            for m, s in page
+            if s > sweep.score or (s == sweep.score and m.decode() > sweep.member)
+        ]
+        taken = after[:want]
+        if taken:
+            hits = _heal([m for m, _ in taken], now)
+            enqueued += hits
+            sweep.found += hits
+            scanned += len(taken)
+            sweep.member, sweep.score = taken[-1]
+        if len(taken) < len(after) or len(page) == want + TIES:
+            continue  # more in this shard (the loop ends when the budget is spent)
+        if sweep.next_shard():
+            return scanned, enqueued, True
+    return scanned, enqueued, False
 
 
 def _heal(game_ids: list[str], now: int) -> int:
