@@ -264,7 +264,7 @@ class GameRepository:
 
         A follow-up is started only when the append set the game's marker anew;
         otherwise the follow-up already queued or running sees this append
-        before it lets the marker go (see :mod:`service.coalesce`). Given a
+        before it lets the marker go (see :mod:`service.store.followups`). Given a
         ``dispatch``, the append script itself put the game on the drains' list:
         only a drain job for the slot it took is left to enqueue."""
         self.cache.put(new, result.at_ms)

@@ -46,7 +46,7 @@ ARGS: Final = (
 
 @dataclass(frozen=True, slots=True)
 class Dispatch:
-    """The drains' list and slots (:class:`service.coalesce.Drains`), for an
+    """The drains' list and slots (:class:`service.store.drains.Drains`), for an
     append that sets its game's marker anew to put the game on the list and
     take a free slot in the same script, as ``DRAIN_DISPATCH`` would.
 
@@ -80,7 +80,7 @@ class Projection:
     """The table's turn limit (``None``: turns never time out)."""
     due_key: str
     """The timers index's sorted set that holds the game's entry
-    (:meth:`service.coalesce.Followups.due_key`): set to the first of the
+    (:meth:`service.store.followups.Followups.due_key`): set to the first of the
     ``to_act`` seats' deadlines, or removed when none is due."""
 
 

@@ -101,7 +101,7 @@ class AppendResult:
     job was pending, so the caller must enqueue one."""
     lag_counted: bool = field(default=False, compare=False)
     """True when the append script itself counted the events as projection lag
-    (``service.lag``; a standalone Redis), so the caller must not."""
+    (``store.lag``, :mod:`service.store.lag`; a standalone Redis), so the caller must not."""
     projected: bool = field(default=False, compare=False)
     """True when the append script projected the append itself (it was given
     a :class:`Projection` and no follow-up was pending): the snapshot is at
