@@ -56,6 +56,7 @@ from .clock import ServerClock
 from .creations import CreationRecords
 from .entries import StreamEntries
 from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
+from .fairness import FairnessCounts
 from .health import ServerHealth
 from .index import GamesIndex, GameSummary
 from .lag import LagCounts
@@ -251,6 +252,8 @@ class EventStore:
         """Ended games' kept answers (:mod:`service.store.answers`)."""
         self.readmodel = ReadModel(redis)
         """The turn marks and the chip ledger (:mod:`service.store.readmodel`)."""
+        self.fairness = FairnessCounts(redis)
+        """The fairness notes and counts (:mod:`service.store.fairness`)."""
         self._append = redis.register_script(lua.APPEND)
         self._stamp = redis.register_script(lua.STAMP)
         self._save_snapshot = redis.register_script(lua.SAVE_SNAPSHOT)
