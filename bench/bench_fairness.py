@@ -42,6 +42,8 @@ import redis as redis_lib
 from service.engines.shuffle import Shuffler
 from service.fairness import projection
 from service.fairness.features import deal_fields
+from service.store import EventStore
+from service.store import fairness as counts_keys
 
 
 class Deal:
@@ -84,7 +86,7 @@ GAME_OF = {
 }
 
 
-def fill(redis: Any, games: int, players: int) -> int:
+def fill(store: EventStore, games: int, players: int) -> int:
     rng = random.Random(1)
     deals_total = 0
     kinds = list(GAME_OF)
@@ -98,7 +100,7 @@ def fill(redis: Any, games: int, players: int) -> int:
         for deal in deals_of(kind, sh, n):
             counts.update(deal_fields(game, options, deal, names))
         fields = {"d:all": __import__("json").dumps(list(counts.elements()))}
-        projection.merge(redis, f"g{g}", fields)
+        projection.merge(store, f"g{g}", fields)
         deals_total += n
     return deals_total
 
@@ -109,10 +111,10 @@ def bench_report(redis: Any, games: int, players: int) -> None:
     from service.runtime import Runtime
 
     started = time.perf_counter()
-    deals = fill(redis, games, players)
+    deals = fill(EventStore(redis), games, players)
     took = time.perf_counter() - started
     print(f"filled the projection: {games} games, {deals} deals in {took:.1f}s")
-    print(f"  {redis.hlen(projection.COUNTS)} counters")
+    print(f"  {redis.hlen(counts_keys.COUNTS)} counters")
     from service.fairness import report
     from service.fairness.expectations import pmf
 
@@ -121,6 +123,7 @@ def bench_report(redis: Any, games: int, players: int) -> None:
     runtime.redis = redis  # type: ignore[misc]
     app = create_app(settings, runtime, {"TESTING": True, "RATELIMIT_ENABLED": False})
     client = app.test_client()
+    store = app.extensions["cardroom"].store
 
     def timed(path: str) -> tuple[float, Any]:
         t = time.perf_counter()
@@ -129,14 +132,15 @@ def bench_report(redis: Any, games: int, players: int) -> None:
         return (time.perf_counter() - t) * 1000, res
 
     t = time.perf_counter()
-    counts, _ = projection.read(redis)
+    counts, _ = projection.read(store)
     for name in counts:
         pmf(name.split("|")[3])
     warm_pmf = (time.perf_counter() - t) * 1000
     t = time.perf_counter()
     report.analyse(counts)
     analysis = (time.perf_counter() - t) * 1000
-    report.cached_report(redis, wait=True)  # what the app's warm-up does at start
+    # what the app's warm-up does at start
+    app.extensions["cardroom_fairness"].cached_report(store, wait=True)
     times = [timed("/fairness/report")[0] for _ in range(10)]
     res = timed("/fairness/report")[1]
     body = res.get_json()
@@ -151,7 +155,7 @@ def bench_report(redis: Any, games: int, players: int) -> None:
     )
     after = []
     for g in range(5):  # a game is counted: the kept analysis answers, a new one is made behind
-        projection.merge(redis, f"late-{g}", {"d:0": '["murlan|jokers|seat:0|hg:54:2:14:0|1"]'})
+        projection.merge(store, f"late-{g}", {"d:0": '["murlan|jokers|seat:0|hg:54:2:14:0|1"]'})
         after.append(timed("/fairness/report")[0])
         while timed("/fairness/report")[1].get_json()["games"] != games + g + 1:
             time.sleep(0.01)
@@ -184,7 +188,7 @@ def bench_rebuild(rounds: int, redis_url: str | None = None, repeats: int = 9) -
             t = time.process_time()
             projection.game_counts(state, stored)
             per_kind.setdefault(game, []).append((time.process_time() - t) * 1000 / len(deals))
-    live = projection.read(redis)
+    live = projection.read(store)
 
     def server_cpu() -> float:  # seconds the Redis server has run (none in-process)
         if redis_url is None:
@@ -200,7 +204,7 @@ def bench_rebuild(rounds: int, redis_url: str | None = None, repeats: int = 9) -
         wall.append((time.perf_counter() - t) * 1000 / done["deals"])
         cpu.append((time.process_time() - c) * 1000 / done["deals"])
         server.append((server_cpu() - s) * 1000 / done["deals"])
-        assert projection.read(redis) == live, "the rebuilt projection differs from the live one"
+        assert projection.read(store) == live, "the rebuilt projection differs from the live one"
     mix = ", ".join(f"{dealt[game]} {game}" for game, _, _ in kinds)
     print(
         f"rebuild: {done['games']} games, {done['deals']} deals ({mix}): "
@@ -211,7 +215,7 @@ def bench_rebuild(rounds: int, redis_url: str | None = None, repeats: int = 9) -
     )
     # Where one rebuild's time goes: the same steps, timed one by one (median of 3).
     steps: dict[str, list[float]] = {}
-    scratch = tuple(f"{k}:bench" for k in (projection.COUNTS, projection.GAMES, projection.META))
+    scratch = tuple(f"{k}:bench" for k in counts_keys.PUBLIC)
     items, cursor = store.list_games(status="ended", limit=200)
     while cursor is not None:
         more, cursor = store.list_games(status="ended", limit=200, cursor=cursor)
@@ -228,9 +232,9 @@ def bench_rebuild(rounds: int, redis_url: str | None = None, repeats: int = 9) -
             counts, deals = projection.game_counts(*found)
             took["features and count"] += time.process_time() - c
             c = time.process_time()
-            projection.merge_counts(redis, item.game_id, counts, deals, scratch)
+            projection.merge_counts(store, item.game_id, counts, deals, scratch)
             took["merge"] += time.process_time() - c
-        redis.delete(*scratch)
+        store.fairness.clear(scratch)
         for name, v in took.items():
             steps.setdefault(name, []).append(v * 1000 / done["deals"])
     print(

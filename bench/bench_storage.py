@@ -35,12 +35,12 @@ from bench.bench_retention import own_redis
 from service.config import Settings, load_settings
 from service.demo import DEMO_GAMES, play_bot_game
 from service.engines import table
-from service.fairness.projection import GAMES as FAIRNESS_GAMES
 from service.games import GameService
 from service.idempotency import seat_scoped_key
 from service.retention import _drop_index_entry, game_keys, run_pass
 from service.runtime import Runtime
 from service.store import keys
+from service.store.fairness import GAMES as FAIRNESS_GAMES
 
 KIB = 1024
 FAR_MS = 10**15

@@ -427,7 +427,7 @@ def cmd_fairness(args: argparse.Namespace) -> int:
         if args.rebuild:
             done = projection.rebuild(store)
             print(f"cardroom fairness: rebuilt from {done['games']} games, {done['deals']} deals")
-        counts, meta = projection.read_for(store)
+        counts, meta = projection.read(store)
     doc = report.build(counts, meta, player=args.player, game=args.game)
     print(json.dumps(doc, indent=2) if args.json else report.render_text(doc))
     return 0

@@ -255,11 +255,9 @@ REDIS_ALLOWED = {
     "workers.main": "hands the queue's connection to rq",
     "service.api.limits": "gives flask-limiter its storage",
     "service.api.errors": "maps the client's exception types to problems",
-    # not closed yet: each reads the store's client itself
-    "service.fairness.projection": "the fairness counts' keys, not yet behind a store class",
-    "service.api.fairness": "hands the store's client to the fairness report's cache",
+    # by design outside the store
     "service.api.floor": "the benchmark floor: one bare XADD of a key of its own, "
-    "outside every game and never read by cardroom",
+    "outside every game and never read by cardroom (the runtime's client)",
 }
 """Modules outside ``service.store`` that may import a Redis client library or
 read an attribute named ``redis`` (a client), and why."""

@@ -350,7 +350,7 @@ def _fold_tail(
     times = {stored.version: stored.at_ms for stored in tail}
     turn_marks = {turn_field(seat): turn_mark(v, times[v]) for seat, v in begun.items()}
     cleared = {turn_field(seat) for seat in idle} & marks.keys()
-    fairness.record_for(store, game_id, tail, state)
+    fairness.record(store, game_id, tail, state)
     out = writes.pipe
     model.queue_turn_marks(out, game_id, cleared, turn_marks)
     model.queue_ledger(out, game_id, ledger)

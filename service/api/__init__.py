@@ -66,6 +66,7 @@ def create_app(
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=settings.proxies, x_proto=settings.proxies
         )
+    app.extensions["cardroom_runtime"] = runtime
     app.extensions["cardroom_streams"] = StreamSlots.from_settings(settings)
     app.extensions["cardroom"] = runtime.service(*deferred(runtime))
     init_followups(app, runtime)

@@ -3,6 +3,8 @@
 It parses a JSON body and does a single ``XADD`` — what any write through
 this app and server costs at the least — so ``bench/bench_api.py`` can show
 how far an accepted move is above it. Registered only with ``BENCH_FLOOR``.
+Its client is the process's own (``runtime.redis``, from
+``app.extensions["cardroom_runtime"]``): a bare floor, by design outside the store.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import json
 from typing import Final
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, current_app, request
 
-from .http import reply, service
+from service.runtime import Runtime
+
+from .http import reply
 
 bp = Blueprint("floor", __name__)
 FLOOR_KEY: Final = "cardroom:{bench}:floor"
@@ -22,7 +26,8 @@ FLOOR_MAXLEN: Final = 10_000
 @bp.post("/bench/floor")
 def floor() -> Response:
     data = json.loads(request.get_data())
-    entry = service().store.redis.xadd(
+    runtime: Runtime = current_app.extensions["cardroom_runtime"]
+    entry = runtime.redis.xadd(
         FLOOR_KEY, {"d": json.dumps(data)}, maxlen=FLOOR_MAXLEN, approximate=True
     )
     entry_id = entry.decode() if isinstance(entry, bytes) else entry

@@ -1,50 +1,39 @@
 """The fairness projection: counts of every feature, kept in Redis.
 
 When a deal is dealt the worker's projection calls :func:`record`, which
-stores that deal's observations under the game's own key (a hash next to
-its stream, never served). When the game has ended and its seed is public,
-the game's observations are added to the public counts in one atomic step,
+notes that deal's observations under the game's own key (a hash next to its
+stream, never served). When the game has ended and its seed is public, the
+game's observations are added to the public counts in one atomic step,
 guarded by the set of games already counted, so running it twice (two
 workers, a retried job) counts a game once. Hands are thus only ever counted
 in public once anyone may see them. :func:`rebuild` recomputes the counts
 from the streams of all finished games, decoding of each only the events the
 counts read (:func:`counted_stream`).
 
-Keys (one hash tag, so the merge is one Lua script, also on a cluster):
-``cardroom:{fairness}:counts`` (field ``table|feature|group|context|value``
-→ hands), ``cardroom:{fairness}:games`` (ids counted) and
-``cardroom:{fairness}:meta`` (``games``, ``deals``).
+This module decides what is observed and when a game is counted; the keys
+and their commands are the store's (``store.fairness``,
+:class:`service.store.fairness.FairnessCounts`). Every function here that
+reads or writes the counts takes the :class:`~service.store.EventStore`.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
-from typing import Any, Final, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 from schemas.codec import unpack_event
 from service.engines import table
 from service.engines.registry import engine_for
 from service.store import keys
+from service.store.fairness import PUBLIC
 
 from .features import deal_fields, deal_summary, pot_observation
 
-COUNTS: Final = "cardroom:{fairness}:counts"
-GAMES: Final = "cardroom:{fairness}:games"
-META: Final = "cardroom:{fairness}:meta"
-PENDING_TTL_S: Final = 90 * 86_400
-"""A game's uncounted observations expire if it never ends (abandoned without a word)."""
-
-MERGE: Final = """
-if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
-redis.call('HINCRBY', KEYS[3], 'games', 1)
-redis.call('HINCRBY', KEYS[3], 'deals', ARGV[2])
-for i = 3, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
-return 1
-"""
+if TYPE_CHECKING:
+    from service.store import EventStore
 
 
 class HasEvent(Protocol):
@@ -119,49 +108,41 @@ def game_counts(state: table.Table, events: Sequence[HasEvent]) -> tuple[Counter
     return _count(notes(state, events)[0].items())
 
 
-def record_for(store: Any, game_id: str, events: Sequence[HasEvent], state: table.Table) -> None:
-    """:func:`record` on the event store's Redis."""
-    record(store.redis, game_id, events, state)
-
-
-def record(redis: Any, game_id: str, events: Sequence[HasEvent], state: table.Table) -> None:
+def record(store: EventStore, game_id: str, events: Sequence[HasEvent], state: table.Table) -> None:
     """The worker's hook: note the deals among ``events`` (just folded into
     ``state``) and, once the game's hands are public, count the game."""
+    counts = store.fairness
     last: dict[str, Any] | None = None
     if any(e.event.type == "PotSettled" for e in events):
-        raw = redis.hget(pending_key(game_id), "last")
+        raw = counts.last_deal(game_id)
         last = json.loads(raw) if raw else None
     fields, _ = observe(state, events, last)
-    key = pending_key(game_id)
     if fields:
-        pipe = redis.pipeline(transaction=False)
-        pipe.hset(key, mapping=fields)
-        pipe.expire(key, PENDING_TTL_S)
-        pipe.execute()
+        counts.note(game_id, fields)
     if counted(state):
-        raw_fields = cast(dict[bytes, bytes], redis.hgetall(key))
-        merge(redis, game_id, {k.decode(): v.decode() for k, v in raw_fields.items()})
-        redis.delete(key)  # counted (now or before): the game's own notes are done with
+        merge(store, game_id, counts.notes(game_id))
+        counts.drop_notes(game_id)  # counted (now or before): the game's own notes are done with
 
 
 def merge(
-    redis: Any, game_id: str, fields: dict[str, str], keys: Sequence[str] = (COUNTS, GAMES, META)
+    store: EventStore,
+    game_id: str,
+    fields: dict[str, str],
+    keys: Sequence[str] = PUBLIC,
 ) -> bool:
-    return merge_counts(redis, game_id, *tally(fields), keys)
+    """Count a game's pending ``fields`` (see :func:`merge_counts`)."""
+    return merge_counts(store, game_id, *tally(fields), keys)
 
 
 def merge_counts(
-    redis: Any,
+    store: EventStore,
     game_id: str,
     counts: Counter[str],
     deals: int,
-    keys: Sequence[str] = (COUNTS, GAMES, META),
+    keys: Sequence[str] = PUBLIC,
 ) -> bool:
     """Add a game's counts unless it is counted already (one atomic step)."""
-    args: list[Any] = [game_id, deals]
-    for name, n in sorted(counts.items()):
-        args += [name, n]
-    return bool(redis.eval(MERGE, 3, *keys, *args))
+    return store.fairness.merge(game_id, counts, deals, keys)
 
 
 class Noted(NamedTuple):
@@ -181,7 +162,7 @@ def _noted_types(game: str) -> frozenset[str]:
     return frozenset((*TABLE_FACTS, *deals, "PotSettled"))
 
 
-def counted_stream(store: Any, game_id: str) -> tuple[table.Table, list[Noted]] | None:
+def counted_stream(store: EventStore, game_id: str) -> tuple[table.Table, list[Noted]] | None:
     """What a rebuild counts of a game: its table and the events its counts
     read, or ``None`` while its hands are not public.
 
@@ -207,15 +188,13 @@ def counted_stream(store: Any, game_id: str) -> tuple[table.Table, list[Noted]] 
     return state, noted
 
 
-def rebuild(store: Any, batch: int = 200) -> dict[str, int]:
+def rebuild(store: EventStore, batch: int = 200) -> dict[str, int]:
     """Recount every finished game from its events, then swap the counts in.
 
     Run it as a maintenance step: a game that ends while it runs is counted
     again by the next rebuild (its live merge may be overwritten by the swap).
     """
-    redis = store.redis
-    tmp = tuple(f"{k}:rebuild" for k in (COUNTS, GAMES, META))
-    redis.delete(*tmp)
+    tmp = store.fairness.start_rebuild()
     games = deals = 0
     cursor: Any = None
     while True:
@@ -225,46 +204,23 @@ def rebuild(store: Any, batch: int = 200) -> dict[str, int]:
             if found is None:
                 continue
             counts, dealt = game_counts(*found)
-            if merge_counts(redis, item.game_id, counts, dealt, tmp):
+            if merge_counts(store, item.game_id, counts, dealt, tmp):
                 games += 1
                 deals += dealt
         if cursor is None:
             break
-    pipe = redis.pipeline(transaction=False)
-    for src, dst in zip(tmp, (COUNTS, GAMES, META), strict=True):
-        pipe.delete(dst)
-        pipe.exists(src)
-    exists = pipe.execute()[1::2]
-    redis.hset(tmp[2], "epoch", int(time.time() * 1000))
-    exists[2] = True
-    pipe = redis.pipeline(transaction=False)
-    for (src, dst), there in zip(zip(tmp, (COUNTS, GAMES, META), strict=True), exists, strict=True):
-        if there:
-            pipe.rename(src, dst)
-    pipe.execute()
+    store.fairness.swap_rebuild()
     return {"games": games, "deals": deals}
 
 
-def read_for(store: Any) -> tuple[dict[str, int], dict[str, int]]:
-    """:func:`read` on the event store's Redis."""
-    return read(store.redis)
-
-
-def read(redis: Any) -> tuple[dict[str, int], dict[str, int]]:
+def read(store: EventStore) -> tuple[dict[str, int], dict[str, int]]:
     """The public counts and totals (``games``, ``deals``)."""
-    pipe = redis.pipeline(transaction=False)
-    pipe.hgetall(COUNTS)
-    pipe.hgetall(META)
-    counts_raw, meta_raw = pipe.execute()
-    counts = {k.decode(): int(v) for k, v in counts_raw.items()}
-    meta = {k.decode(): int(v) for k, v in meta_raw.items() if k != b"epoch"}
-    return counts, meta
+    return store.fairness.read()
 
 
-def read_meta(redis: Any) -> dict[str, int]:
+def read_meta(store: EventStore) -> dict[str, int]:
     """The totals alone: ``games``, ``deals`` and the rebuild ``epoch``."""
-    raw = cast(dict[bytes, bytes], redis.hgetall(META))
-    return {k.decode(): int(v) for k, v in raw.items()}
+    return store.fairness.read_meta()
 
 
 def from_replays(docs: Iterable[Any]) -> tuple[dict[str, int], dict[str, int]]:

@@ -12,10 +12,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .expectations import simulated_error
 from .stats import ALPHA, Fit, Histogram, adjust, fit, p_values, proportion_ci
+
+if TYPE_CHECKING:
+    from service.store import EventStore
 
 FORMAT: Final = "cardroom-fairness-v1"
 
@@ -128,59 +131,68 @@ def analyse(counts: Mapping[str, int]) -> Analysis:
     return Analysis(hists, fits, adjusted, sorted(fits, key=_order))
 
 
-_CACHE: dict[int, tuple[tuple[int, ...], Analysis]] = {}
-"""The latest analysis per Redis client (one per process in a deployment)."""
-_CACHE_LOCK = threading.Lock()
-_REFRESHING = threading.Event()
+class FairnessReport:
+    """The latest analysis of a store's projection, kept in memory (one per
+    process in a deployment: the API keeps its own), and the report from it.
 
+    When the projection has changed since (a game counted, a rebuild), the
+    kept analysis answers at once while a new one is made in the background."""
 
-def _refresh(redis: Any, stamp: tuple[int, ...]) -> Analysis:
-    from . import projection
+    def __init__(self) -> None:
+        self._kept: tuple[EventStore, tuple[int, ...], Analysis] | None = None
+        self._lock = threading.Lock()
+        self._refreshing = threading.Event()
 
-    counts, _ = projection.read(redis)  # as new as the stamp or newer: analysed again next time
-    analysis = analyse(counts)
-    with _CACHE_LOCK:
-        _CACHE[id(redis)] = (stamp, analysis)
-    return analysis
+    def _refresh(self, store: EventStore, stamp: tuple[int, ...]) -> Analysis:
+        from . import projection
 
+        counts, _ = projection.read(store)  # as new as the stamp or newer: analysed again next time
+        analysis = analyse(counts)
+        with self._lock:
+            self._kept = (store, stamp, analysis)
+        return analysis
 
-def _refresh_in_background(redis: Any, stamp: tuple[int, ...]) -> None:
-    if _REFRESHING.is_set():
-        return
-    _REFRESHING.set()
+    def _refresh_in_background(self, store: EventStore, stamp: tuple[int, ...]) -> None:
+        if self._refreshing.is_set():
+            return
+        self._refreshing.set()
 
-    def run() -> None:
-        try:
-            _refresh(redis, stamp)
-        finally:
-            _REFRESHING.clear()
+        def run() -> None:
+            try:
+                self._refresh(store, stamp)
+            finally:
+                self._refreshing.clear()
 
-    threading.Thread(target=run, name="fairness-report", daemon=True).start()
+        threading.Thread(target=run, name="fairness-report", daemon=True).start()
 
+    def cached_report(
+        self,
+        store: EventStore,
+        player: str | None = None,
+        game: str | None = None,
+        wait: bool = False,
+    ) -> dict[str, Any]:
+        """The report from the projection in ``store``.
 
-def cached_report(
-    redis: Any, player: str | None = None, game: str | None = None, wait: bool = False
-) -> dict[str, Any]:
-    """The report from the projection on ``redis``.
+        The analysis is kept in memory. When the projection has changed since
+        (a game counted, a rebuild), the kept analysis answers at once while a
+        new one is made in the background (``wait`` makes it now instead); the
+        report's ``games`` and ``deals`` always say which counts it covers."""
+        from . import projection
 
-    The analysis is kept in memory. When the projection has changed since
-    (a game counted, a rebuild), the kept analysis answers at once while a
-    new one is made in the background (``wait`` makes it now instead); the
-    report's ``games`` and ``deals`` always say which counts it covers."""
-    from . import projection
-
-    meta = projection.read_meta(redis)
-    stamp: tuple[int, ...] = (meta.get("games", 0), meta.get("deals", 0), meta.get("epoch", 0))
-    with _CACHE_LOCK:
-        hit = _CACHE.get(id(redis))
-    if hit is None or (wait and hit[0] != stamp):
-        covered, analysis = stamp, _refresh(redis, stamp)
-    else:
-        covered, analysis = hit
-        if covered != stamp:
-            _refresh_in_background(redis, stamp)
-    totals = {"games": covered[0], "deals": covered[1]}
-    return build_from(analysis, totals, player=player, game=game)
+        meta = projection.read_meta(store)
+        stamp: tuple[int, ...] = (meta.get("games", 0), meta.get("deals", 0), meta.get("epoch", 0))
+        with self._lock:
+            kept = self._kept
+        hit = kept[1:] if kept is not None and kept[0] is store else None
+        if hit is None or (wait and hit[0] != stamp):
+            covered, analysis = stamp, self._refresh(store, stamp)
+        else:
+            covered, analysis = hit
+            if covered != stamp:
+                self._refresh_in_background(store, stamp)
+        totals = {"games": covered[0], "deals": covered[1]}
+        return build_from(analysis, totals, player=player, game=game)
 
 
 def build(

@@ -43,6 +43,7 @@ from .clock import ServerClock
 from .creations import CreationRecords
 from .entries import StreamEntries
 from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
+from .fairness import FairnessCounts
 from .health import ServerHealth
 from .index import GamesIndex, GameSummary
 from .lag import LagCounts
@@ -207,6 +208,8 @@ class EventStore(StreamReads, Snapshots, TableKeys):
         """Ended games' kept answers (:mod:`service.store.answers`)."""
         self.readmodel = ReadModel(redis)
         """The turn marks and the chip ledger (:mod:`service.store.readmodel`)."""
+        self.fairness = FairnessCounts(redis)
+        """The fairness notes and counts (:mod:`service.store.fairness`)."""
 
     # -- events ------------------------------------------------------------
     def append(

@@ -56,7 +56,7 @@ def played() -> Iterator[tuple[Stack, list[dict[str, Any]]]]:
 
 def test_the_workers_count_every_finished_game(played: tuple[Stack, list[dict[str, Any]]]) -> None:
     stack, docs = played
-    counts, meta = projection.read(stack.runtime.redis)
+    counts, meta = projection.read(stack.store)
     assert meta == {"games": len(GAMES), "deals": sum(len(d["deals"]) for d in docs)}
     tables = {f.split("|")[0] for f in counts}
     assert tables == {"murlan", "azi/27/3", "azi/36/4", "hazari"}
@@ -68,24 +68,24 @@ def test_the_rebuilt_projection_equals_the_live_one(
     played: tuple[Stack, list[dict[str, Any]]],
 ) -> None:
     stack, _ = played
-    live = projection.read(stack.runtime.redis)
+    live = projection.read(stack.store)
     assert projection.rebuild(stack.store) == live[1]
-    assert projection.read(stack.runtime.redis) == live
+    assert projection.read(stack.store) == live
     # and counting a game again changes nothing
     game_id = stack.store.list_games(status="ended", limit=1)[0][0].game_id
     events = stack.store.read(game_id)
     from service.engines import table
 
     state = table.fold([e.event for e in events])
-    projection.record(stack.runtime.redis, game_id, events, state)
-    assert projection.read(stack.runtime.redis) == live
+    projection.record(stack.store, game_id, events, state)
+    assert projection.read(stack.store) == live
 
 
 def test_replay_documents_give_the_same_counts(
     played: tuple[Stack, list[dict[str, Any]]],
 ) -> None:
     stack, docs = played
-    assert projection.from_replays(docs) == projection.read(stack.runtime.redis)
+    assert projection.from_replays(docs) == projection.read(stack.store)
 
 
 def test_a_games_counts_are_those_of_its_pending_notes(
@@ -171,7 +171,7 @@ def test_hands_of_a_game_in_play_are_not_counted() -> None:
         stack.service.take_seat(state.game_id, f"bot-{i}", None, bot=i > 0)
     stack.worker.drain()
     assert any(e.event.type == "HandDealt" for e in stack.store.read(state.game_id))
-    counts, meta = projection.read(stack.runtime.redis)
+    counts, meta = projection.read(stack.store)
     assert counts == {} and meta == {}
     pending = stack.runtime.redis.hgetall(projection.pending_key(state.game_id))
     assert b"d:0" in pending  # noted when dealt, published when the game ends
@@ -258,15 +258,15 @@ def test_a_newly_counted_game_reaches_the_report(
     import time
 
     stack, _ = played
-    redis = stack.runtime.redis
-    before = report.cached_report(redis, wait=True)["games"]
+    store, reports = stack.store, report.FairnessReport()
+    before = reports.cached_report(store, wait=True)["games"]
     fields = {"d:0": json.dumps(["murlan|jokers|seat:0|hg:54:2:14:0|1"])}
-    assert projection.merge(redis, "extra-game", fields)
+    assert projection.merge(store, "extra-game", fields)
     deadline = time.monotonic() + 10
-    while report.cached_report(redis)["games"] != before + 1:  # answered at once, refreshed behind
+    while reports.cached_report(store)["games"] != before + 1:  # answered at once, refreshed behind
         assert time.monotonic() < deadline, "the report never caught up"
         time.sleep(0.02)
-    assert report.cached_report(redis, wait=True)["games"] == before + 1
+    assert reports.cached_report(store, wait=True)["games"] == before + 1
 
 
 def test_counting_on_either_redis(
@@ -278,12 +278,13 @@ def test_counting_on_either_redis(
     from service.replay import events_from_replay
 
     _, docs = played
+    store = EventStore(redis_client)
     for doc in docs:
         events = events_from_replay(doc)
         state = None
         for i, rec in enumerate(events):
             state = table.apply(state, rec.event)
-            projection.record(redis_client, doc["game_id"], events[i : i + 1], state)
+            projection.record(store, doc["game_id"], events[i : i + 1], state)
         assert state is not None
-        projection.record(redis_client, doc["game_id"], events[-1:], state)  # a retried job
-    assert projection.read(redis_client) == projection.from_replays(docs)
+        projection.record(store, doc["game_id"], events[-1:], state)  # a retried job
+    assert projection.read(store) == projection.from_replays(docs)
