@@ -4,7 +4,7 @@ One entry per table kind, feature and group (everyone, a seat, a position
 from the dealer, a named player, the deals a player dealt): observed against
 expected, a goodness-of-fit p-value, the Benjamini-Hochberg adjusted p-value
 over the whole report, the mean difference with its 95% interval, and a
-verdict in plain words.
+verdict: a code with its figures, and the sentence in English.
 """
 
 from __future__ import annotations
@@ -14,53 +14,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from . import wording
 from .expectations import simulated_error
-from .stats import ALPHA, Fit, Histogram, adjust, fit, p_values, proportion_ci
+from .stats import (
+    ALPHA,
+    MIN_EXPECTED,
+    Fit,
+    Histogram,
+    adjust,
+    fit,
+    p_values,
+    proportion_ci,
+)
 
 if TYPE_CHECKING:
     from service.store import EventStore
 
 FORMAT: Final = "cardroom-fairness-v1"
 
-TABLES: Final[dict[str, str]] = {
-    "murlan": "Murlan (54 cards, 4 players)",
-    "hazari": "Hazari Lite (52 cards, 13 each)",
-    "azi/27/3": "Azi, 27 cards, 3 each",
-    "azi/27/4": "Azi, 27 cards, 4 each",
-    "azi/36/3": "Azi, 36 cards, 3 each",
-    "azi/36/4": "Azi, 36 cards, 4 each",
-}
-
-FEATURES: Final[dict[str, tuple[str, str]]] = {
-    # feature: (title, how the expectation is known)
-    "jokers": ("Jokers in hand", "exact: hypergeometric"),
-    "twos": ("2s in hand", "exact: hypergeometric"),
-    "aces": ("Aces in hand", "exact: hypergeometric"),
-    "three_of_spades": ("Holding the 3 of spades", "exact: hypergeometric"),
-    "quads": ("Bombs (four of a kind)", "exact: enumeration of rank counts"),
-    "longest_straight": (
-        "Longest run of consecutive ranks (9 = 9 or more)",
-        "exact: enumeration of rank patterns",
-    ),
-    "troys": ("Troys (ranks held 3 or 4 times)", "exact: enumeration of rank counts"),
-    "color_runs": ("Color runs (3 in sequence, one suit; 4 = 4 or more)", "exact: enumeration"),
-    "runs": ("Runs (3 ranks in sequence, any suits; 4 = 4 or more)", "exact: enumeration"),
-    "pairs": ("Pairs (ranks held exactly twice)", "exact: enumeration of rank counts"),
-    "best_combination": (
-        "The auto-arranger's best combination (1 indi … 6 troy)",
-        "simulated with the published shuffle",
-    ),
-    "trumps": ("Trumps in hand", "exact: hypergeometric, given the trump card"),
-    "six_of_trumps": (
-        "Six of trumps in hand when an Ace shows trump",
-        "exact: hypergeometric",
-    ),
-    "trump_card_rank": ("Rank of the trump card (0 = 6 … 8 = Ace)", "exact: uniform"),
-    "pot_winner_position": (
-        "Who wins the pot, by position (0 = dealer, 1 = first to get cards)",
-        "descriptive: decided by play, not only by the cards",
-    ),
-}
 DESCRIPTIVE: Final = frozenset({"pot_winner_position"})
 PER_DEAL: Final = frozenset({"trump_card_rank", "pot_winner_position"})
 """Features observed once per deal; every other one is observed once per hand."""
@@ -76,30 +47,6 @@ def tested(key: tuple[str, str, str]) -> bool:
     if feature in DESCRIPTIVE:
         return False
     return group != "all" or feature in PER_DEAL
-
-
-FEATURE_WORDS: Final[dict[str, str]] = {
-    "three_of_spades": "the 3 of spades",
-    "six_of_trumps": "the six of trumps",
-    "trump_card_rank": "a high trump card",
-    "longest_straight": "long straights",
-    "best_combination": "strong best combinations",
-}
-
-
-def group_label(group: str) -> str:
-    kind, _, rest = group.partition(":")
-    if kind == "all":
-        return "every hand"
-    if kind == "seat":
-        return f"seat {rest}"
-    if kind == "pos":
-        return "the dealer" if rest == "0" else f"position {rest} after the dealer"
-    if kind == "player":
-        return f"player {rest}"
-    if kind == "dealer":
-        return f"deals by {rest}"
-    return group
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,33 +162,49 @@ def build_from(
     position; with it, the rows of every hand and of that player's hands and
     deals ("my luck"). ``game`` keeps one game. The correction always runs over
     the whole report (every player included), so every view shows the same
-    adjusted p-values and ``flagged`` lists every flagged row."""
+    adjusted p-values and ``flagged`` lists every flagged row.
+
+    Every text comes with its code and parameters (``verdict_code`` and
+    ``verdict_params``, ``title_code``, …: see :mod:`.wording`) for the pages
+    to word in the reader's language; the text itself is English."""
     tables, players = _collect_tables(analysis, player, game)
     out_tables = []
     for entry in tables.values():
         features = list(entry["features"].values())
         for f in features:
-            f["verdict"] = _feature_verdict(f)
+            f["verdict_code"] = _feature_verdict(f)
+            f["verdict"] = wording.feature_verdict(f["verdict_code"])
         out_tables.append({**entry, "features": features})
     flagged = [f"{t} {feature} {group}" for t, feature, group in analysis.flagged]
+    games, deals = int(meta.get("games", 0)), int(meta.get("deals", 0))
+    code, params = _report_verdict(len(analysis.adjusted), len(flagged), games, deals)
     return {
         "format": FORMAT,
-        "games": int(meta.get("games", 0)),
-        "deals": int(meta.get("deals", 0)),
+        "games": games,
+        "deals": deals,
         "players": len(players),
         "alpha": ALPHA,
-        "correction": "benjamini-hochberg",
-        "test": "chi-square goodness of fit, categories pooled to at least 5 expected hands",
+        "correction": wording.CORRECTION,
+        "test": wording.describe_test(int(MIN_EXPECTED)),
+        "test_code": wording.TEST_CODE,
+        "test_params": {"min_expected": int(MIN_EXPECTED)},
         "tests": len(analysis.adjusted),
         "flagged": flagged,
-        "verdict": (
-            "Nothing unusual: every tested feature is consistent with a fair deal."
-            if not flagged
-            else f"{len(flagged)} result(s) are unlikely under a fair deal: see the flagged rows."
-        ),
+        "verdict": wording.report_verdict(code, params),
+        "verdict_code": code,
+        "verdict_params": params,
         "player": player,
         "tables": out_tables,
     }
+
+
+def _report_verdict(tests: int, flagged: int, games: int, deals: int) -> tuple[str, dict[str, int]]:
+    """The overall verdict: nothing can be said before any test ran."""
+    if flagged:
+        return "flagged", {"flagged": flagged, "tests": tests}
+    if not tests:
+        return "not-enough-hands", {"games": games, "deals": deals}
+    return "nothing-unusual", {"tests": tests}
 
 
 def _collect_tables(
@@ -261,9 +224,7 @@ def _collect_tables(
             players.add(rest)
         if not _in_view(t, group, player, game):
             continue
-        entry = tables.setdefault(
-            t, {"table": t, "title": TABLES.get(t, t), "hands": 0, "features": {}}
-        )
+        entry = tables.get(t) or tables.setdefault(t, _table_entry(t))
         if feature not in entry["features"]:
             flagged = (t, feature) in flagged_features
             entry["features"][feature] = _feature_entry(feature, analysis.hists[key], flagged)
@@ -272,6 +233,18 @@ def _collect_tables(
         if group == "all" and feature not in DESCRIPTIVE:
             entry["hands"] = max(entry["hands"], row["hands"])
     return tables, players
+
+
+def _table_entry(t: str) -> dict[str, Any]:
+    code, params, title = wording.table_title(t)
+    return {
+        "table": t,
+        "title": title,
+        "title_code": code,
+        "title_params": params,
+        "hands": 0,
+        "features": {},
+    }
 
 
 def _in_view(t: str, group: str, player: str | None, game: str | None) -> bool:
@@ -286,12 +259,14 @@ def _in_view(t: str, group: str, player: str | None, game: str | None) -> bool:
 
 def _feature_entry(feature: str, hist: Histogram, flagged: bool) -> dict[str, Any]:
     """A feature's heading in a table, before its rows."""
-    title, how = FEATURES.get(feature, (feature, ""))
+    title, how = wording.FEATURES.get(feature, (feature, ""))
     context_error = max((simulated_error(c) or 0.0 for c in hist.counts), default=0.0)
     return {
         "feature": feature,
         "title": title,
-        "expectation": how,
+        "title_code": feature,
+        "expectation": wording.EXPECTATIONS.get(how, how),
+        "expectation_code": how,
         "expectation_error": context_error or None,
         "descriptive": feature in DESCRIPTIVE,
         "flagged": flagged,
@@ -307,15 +282,18 @@ def _order(key: tuple[str, str, str]) -> tuple[str, int, str, int, str]:
         if kind in ("all", "seat", "pos", "player", "dealer")
         else 9
     )
-    features = list(FEATURES)
+    features = list(wording.FEATURES)
     return (t, features.index(feature) if feature in features else 99, feature, rank, rest.zfill(3))
 
 
 def _row(feature: str, group: str, f: Fit, p_adj: float | None, flagged: bool) -> dict[str, Any]:
     n = sum(f.observed)
+    label_code, label_params, label = wording.group_label(group)
     row: dict[str, Any] = {
         "group": group,
-        "label": group_label(group),
+        "label": label,
+        "label_code": label_code,
+        "label_params": label_params,
         "hands": n,
         "values": f.values,
         "observed": f.observed,
@@ -337,57 +315,44 @@ def _row(feature: str, group: str, f: Fit, p_adj: float | None, flagged: bool) -
             {"value": v, "share": c / n if n else 0.0, "ci95": list(proportion_ci(c, n))}
             for v, c in zip(f.values, f.observed, strict=True)
         ]
-        row["verdict"] = (
-            "Descriptive only: who wins a pot depends on the bidding and the play, "
-            "so no fair-deal expectation applies."
-        )
-        return row
-    if group == "all" and feature not in PER_DEAL:
-        # the hands of one deal share one deck: shown here, tested per seat, position, player
-        row["verdict"] = (
-            f"Every hand: {f.mean_observed:.3f} per hand against {f.mean_expected:.3f} expected."
-        )
-        return row
-    row["verdict"] = _verdict(feature, group, f, p_adj, flagged)
+    code, params = _verdict(feature, group, f, p_adj, flagged)
+    row["verdict"] = wording.row_verdict(code, params, label, wording.feature_words(feature))
+    row["verdict_code"] = code
+    row["verdict_params"] = params
     return row
 
 
-def _verdict(feature: str, group: str, f: Fit, p_adj: float | None, flagged: bool) -> str:
-    who = group_label(group)
-    what = FEATURE_WORDS.get(feature, feature.replace("_", " "))
+def _verdict(
+    feature: str, group: str, f: Fit, p_adj: float | None, flagged: bool
+) -> tuple[str, dict[str, Any]]:
+    """A row's verdict: its code and the figures its sentence names."""
+    if feature in DESCRIPTIVE:
+        return "descriptive", {}
+    means = {"observed": round(f.mean_observed, 5), "expected": round(f.mean_expected, 5)}
+    if group == "all" and feature not in PER_DEAL:
+        # the hands of one deal share one deck: shown here, tested per seat, position, player
+        return "every-hand", means
     if f.statistic is None:
-        return f"Not enough hands yet for {who} to say anything."
+        return "not-enough-hands", {}
     lo, hi = f.effect_ci
-    p_adj = 1.0 if p_adj is None else p_adj
-    band = f"{f.mean_observed:.3f} per hand against {f.mean_expected:.3f} expected"
+    direction = "more" if f.effect > 0 else "fewer"
+    p = 1.0 if p_adj is None else p_adj
     if flagged:
-        more = "more" if f.effect > 0 else "fewer"
-        return (
-            f"Unusual: {who} got {more} {what} than a fair deal gives ({band}; "
-            f"adjusted p = {p_adj:.2g}). This is worth looking into."
-        )
+        return "flagged", {**means, "direction": direction, "p_adjusted": p}
+    interval = {"difference": round(f.effect, 5), "low": round(lo, 5), "high": round(hi, 5)}
     if lo > 0 or hi < 0:
-        side = "above" if f.effect > 0 else "below"
-        return (
-            f"So far {side} a fair deal's average ({band}; difference {f.effect:+.3f}, 95% "
-            f"interval {lo:+.3f} to {hi:+.3f}), but not beyond what chance gives across all "
-            f"the report's tests (adjusted p = {p_adj:.2g}): no sign of unfairness yet."
-        )
-    return (
-        f"Consistent with a fair deal: {band} "
-        f"(difference {f.effect:+.3f}, 95% interval {lo:+.3f} to {hi:+.3f})."
-    )
+        return "drifting", {**means, **interval, "direction": direction, "p_adjusted": p}
+    return "consistent", {**means, **interval}
 
 
 def _feature_verdict(feature: dict[str, Any]) -> str:
     if feature["descriptive"]:
-        return "Descriptive only (decided by play as much as by the cards)."
-    groups = feature["groups"]
+        return "descriptive"
     if feature["flagged"]:
-        return "Unusual: at least one group is unlikely under a fair deal."
-    if all(g["p_value"] is None for g in groups):
-        return "Not enough hands yet."
-    return "Consistent with a fair deal."
+        return "flagged"
+    if all(g["p_value"] is None for g in feature["groups"]):
+        return "not-enough-hands"
+    return "consistent"
 
 
 def render_text(report: Mapping[str, Any]) -> str:
@@ -401,13 +366,20 @@ def render_text(report: Mapping[str, Any]) -> str:
         lines += ["", f"== {t['title']} ({t['hands']} hands)"]
         for f in t["features"]:
             lines.append(f"-- {f['title']} [{f['expectation']}]: {f['verdict']}")
-            for g in f["groups"]:
-                p = g["p_adjusted"]
-                mark = "FLAG" if g["flagged"] else "    "
-                ptxt = "  n/a " if p is None else f"{p:6.3f}"
-                lines.append(
-                    f"  {mark} {g['label']:<34} n={g['hands']:<7} "
-                    f"mean {g['mean_observed']:7.3f} vs {g['mean_expected']:7.3f}  "
-                    f"p_adj {ptxt}"
-                )
+            lines += [_text_row(g) for g in f["groups"]]
     return "\n".join(lines)
+
+
+def _text_row(g: Mapping[str, Any]) -> str:
+    mark = "FLAG" if g["flagged"] else "    "
+    p = g["p_adjusted"]
+    if g.get("verdict_code") == "not-enough-hands":
+        tail = "not enough hands yet to test"
+    elif p is None:
+        tail = "shown, not tested"
+    else:
+        tail = f"p_adj {p:6.3f}"
+    return (
+        f"  {mark} {g['label']:<34} n={g['hands']:<7} "
+        f"mean {g['mean_observed']:7.3f} vs {g['mean_expected']:7.3f}  {tail}"
+    )
