@@ -126,15 +126,22 @@ def fairness_text() -> str:
 
 
 @cache
-def _fairness_page() -> str:
+def _fairness_document() -> str:
     doc = render(fairness_text())
-    return _page("fairness.html").replace("<!--FAIRNESS-DOC-->", doc.html)
+    return _page("fairness-document.html").replace("<!--FAIRNESS-DOC-->", doc.html)
 
 
 @bp.get("/fairness")
 def fairness() -> Response:
-    """The fairness report as figures, "my luck", and how to check a shuffle yourself."""
-    return _html(_fairness_page())
+    """The fairness report as figures, "my luck", how the report works in the reader's
+    language, and how to check a shuffle yourself."""
+    return _html(_page("fairness.html"))
+
+
+@bp.get("/fairness/document")
+def fairness_document() -> Response:
+    """``docs/fairness.md`` in full (English, marked so), with the site's header."""
+    return _html(_fairness_document())
 
 
 @bp.get("/rules")

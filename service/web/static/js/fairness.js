@@ -1,6 +1,6 @@
 // The fairness page: the report as figures (inline SVG), verdicts and "my luck".
 import { $, fill, h } from './dom.js';
-import { loadCatalogs, t, translatePage } from './i18n.js';
+import { formatLocale, has, loadCatalogs, t, translatePage } from './i18n.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -11,9 +11,42 @@ function s(tag, attrs = {}, ...children) {
   return node;
 }
 
-const fmt = (x, digits = 3) => (x === null || x === undefined ? '–' : Number(x).toFixed(digits));
-const fmtP = (p) => (p === null || p === undefined ? t('fairness.tooFewHands') : p < 0.001 ? '< 0.001' : p.toFixed(3));
-const signed = (x) => (x >= 0 ? '+' : '') + fmt(x);
+// Numbers as the reader writes them (a decimal comma in Russian, Latin digits in Nepali).
+const formats = new Map();
+function numberFormat(options) {
+  const id = JSON.stringify(options);
+  if (!formats.has(id)) formats.set(id, new Intl.NumberFormat(formatLocale(), options));
+  return formats.get(id);
+}
+const fixed = (digits, sign = 'auto') => numberFormat({ minimumFractionDigits: digits, maximumFractionDigits: digits, signDisplay: sign });
+const fmt = (x, digits = 3) => (x === null || x === undefined ? '–' : fixed(digits).format(x));
+const signed = (x) => (x === null || x === undefined ? '–' : fixed(3, 'exceptZero').format(x));
+const pValue = (p) => (p < 0.001 ? `< ${fmt(0.001)}` : numberFormat({ maximumSignificantDigits: 2 }).format(p));
+const fmtP = (p) => (p === null || p === undefined ? t('fairness.tooFewHands') : p < 0.001 ? `< ${fmt(0.001)}` : fmt(p));
+
+// -- the report's codes in the reader's words ---------------------------------------------
+const gameName = (code) => (has(`common.game.${code}`) ? t(`common.game.${code}`) : code);
+const tableParams = (tbl) => ({ ...tbl.title_params, table: tbl.table, game: gameName(tbl.title_code) });
+// A code this page does not know yet (a newer server) shows as its `other` message.
+const tableTitle = (tbl) => t(has(`fairness.table.${tbl.title_code}`) ? `fairness.table.${tbl.title_code}` : 'fairness.table.other', tableParams(tbl));
+const tableShort = (tbl) => t(has(`fairness.tableShort.${tbl.title_code}`) ? `fairness.tableShort.${tbl.title_code}` : 'fairness.tableShort.other', tableParams(tbl));
+const featureTitle = (f) => (has(`fairness.feature.${f.title_code}`) ? t(`fairness.feature.${f.title_code}`) : f.feature);
+const featureShort = (f) => (has(`fairness.featureShort.${f.title_code}`) ? t(`fairness.featureShort.${f.title_code}`) : f.feature);
+const groupLabel = (g) => t(has(`fairness.group.${g.label_code}`) ? `fairness.group.${g.label_code}` : 'fairness.group.other', { ...g.label_params, group: g.group });
+const expectation = (f) => (has(`fairness.expect.${f.expectation_code}`) ? t(`fairness.expect.${f.expectation_code}`) : f.expectation_code);
+
+/** A row's verdict: its figures written as the reader writes numbers. */
+function rowVerdict(g) {
+  const p = g.verdict_params || {};
+  const figures = {
+    observed: fmt(p.observed), expected: fmt(p.expected), difference: signed(p.difference),
+    low: signed(p.low), high: signed(p.high), p: p.p_adjusted === undefined ? '–' : pValue(p.p_adjusted),
+    direction: p.direction || 'other',
+  };
+  return t(`fairness.verdict.row.${g.verdict_code}`, figures);
+}
+const featureVerdict = (f) => t(`fairness.verdict.feature.${f.verdict_code}`);
+const reportVerdict = (r) => t(`fairness.verdict.report.${r.verdict_code}`, r.verdict_params);
 
 async function getReport(params = {}) {
   const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v)).toString();
@@ -66,7 +99,7 @@ function forest(rows, labelOf) {
   const unit = (row) => row.sd_expected || 1;
   const reach = Math.min(3, Math.max(0.5, ...rows.map((r) => Math.max(Math.abs(r.difference_ci95[0]), Math.abs(r.difference_ci95[1])) / unit(r))));
   svg.append(s('text', { x: width - right, y: height - 20, class: 'tick', 'text-anchor': 'end' }, t('fairness.more')));
-  svg.append(s('text', { x: width - right, y: height - 4, class: 'tick', 'text-anchor': 'end' }, t('fairness.edge', { reach: reach.toFixed(1) })));
+  svg.append(s('text', { x: width - right, y: height - 4, class: 'tick', 'text-anchor': 'end' }, t('fairness.edge', { reach: fmt(reach, 1) })));
   rows.forEach((row, i) => {
     const cy = rowH * i + rowH / 2;
     const [lo, hi] = row.difference_ci95;
@@ -91,25 +124,31 @@ function groupTable(feature) {
     h('thead', {}, h('tr', {},
       ['colWho', 'colHands', 'colAverage', 'colFair', 'colDifference', 'colAdjustedP', 'colVerdict'].map((key) => h('th', { scope: 'col' }, t(`fairness.${key}`))))),
     h('tbody', {}, feature.groups.map((g) => h('tr', { className: g.flagged ? 'flagged' : '' },
-      h('td', {}, g.label), h('td', {}, g.hands), h('td', {}, fmt(g.mean_observed)), h('td', {}, fmt(g.mean_expected)),
+      h('td', {}, groupLabel(g)), h('td', {}, g.hands), h('td', {}, fmt(g.mean_observed)), h('td', {}, fmt(g.mean_expected)),
       h('td', {}, `${signed(g.difference)} (${signed(g.difference_ci95[0])} … ${signed(g.difference_ci95[1])})`),
-      h('td', {}, feature.descriptive ? '–' : fmtP(g.p_adjusted)), h('td', {}, g.verdict)))));
+      h('td', {}, pCell(feature, g)), h('td', {}, rowVerdict(g))))));
+}
+
+function pCell(feature, g) {
+  if (feature.descriptive) return '–';
+  return g.verdict_code === 'every-hand' ? t('fairness.notTested') : fmtP(g.p_adjusted);
 }
 
 function featureCard(feature) {
   const all = feature.groups.find((g) => g.group === 'all');
-  const badge = feature.descriptive ? 'info' : feature.flagged ? 'bad' : feature.groups.every((g) => g.p_value === null) ? 'info' : 'ok';
+  const badge = { descriptive: 'info', flagged: 'bad', 'not-enough-hands': 'info' }[feature.verdict_code] || 'ok';
   const others = feature.groups.filter((g) => g.group !== 'all' && g.hands > 0);
+  const title = featureTitle(feature);
   return h('article', { className: 'feature' },
-    h('h4', {}, feature.title),
-    h('p', { className: `badge badge-${badge}` }, feature.verdict),
-    all ? histogram(all, t('fairness.histogramTitle', { feature: feature.title })) : null,
-    all ? h('p', { className: 'hint' }, all.verdict) : null,
+    h('h4', {}, title),
+    h('p', { className: `badge badge-${badge}` }, featureVerdict(feature)),
+    all ? histogram(all, t('fairness.histogramTitle', { feature: title })) : null,
+    all ? h('p', { className: 'hint' }, rowVerdict(all)) : null,
     h('p', { className: 'hint' }, feature.expectation_error
-      ? t('fairness.expectationWithError', { expectation: feature.expectation, error: fmt(feature.expectation_error, 4) })
-      : t('fairness.expectation', { expectation: feature.expectation })),
+      ? t('fairness.expectationWithError', { expectation: expectation(feature), error: fmt(feature.expectation_error, 4) })
+      : t('fairness.expectation', { expectation: expectation(feature) })),
     others.length ? h('details', {}, h('summary', {}, t('fairness.byGroup', { count: others.length })),
-      forest(others, (g) => `${g.label} (${g.hands})`), groupTable({ ...feature, groups: feature.groups })) : null);
+      forest(others, (g) => `${groupLabel(g)} (${g.hands})`), groupTable({ ...feature, groups: feature.groups })) : null);
 }
 
 function renderTables(report) {
@@ -118,8 +157,8 @@ function renderTables(report) {
     fill(container, h('section', { className: 'panel' }, h('p', {}, t('fairness.noGames'))));
     return;
   }
-  fill(container, report.tables.map((tbl) => h('section', { className: 'panel', 'aria-label': tbl.title },
-    h('h2', {}, tbl.title), h('p', { className: 'hint' }, t('fairness.handsCounted', { count: tbl.hands })),
+  fill(container, report.tables.map((tbl) => h('section', { className: 'panel', 'aria-label': tableTitle(tbl) },
+    h('h2', {}, tableTitle(tbl)), h('p', { className: 'hint' }, t('fairness.handsCounted', { count: tbl.hands })),
     h('div', { className: 'features' }, tbl.features.map(featureCard)))));
 }
 
@@ -128,7 +167,8 @@ function renderLuck(report, name) {
   for (const tbl of report.tables) {
     for (const f of tbl.features) {
       if (f.descriptive) continue;
-      for (const g of f.groups) if (g.group === `player:${name}`) rows.push({ ...g, what: `${tbl.title.split(' (')[0].split(',')[0]}: ${f.title.split(' (')[0]}` });
+      const what = t('fairness.luckWhat', { table: tableShort(tbl), feature: featureShort(f) });
+      for (const g of f.groups) if (g.group === `player:${name}`) rows.push({ ...g, what });
     }
   }
   if (!rows.length) {
@@ -136,17 +176,20 @@ function renderLuck(report, name) {
     return;
   }
   fill($('#luck'), forest(rows, (r) => `${r.what} (${r.hands})`),
-    h('ul', { className: 'luck-verdicts' }, rows.map((r) => h('li', {}, `${r.what}: ${r.verdict}`))));
+    h('ul', { className: 'luck-verdicts' }, rows.map((r) => h('li', {}, t('fairness.luckVerdict', { what: r.what, verdict: rowVerdict(r) })))));
 }
 
 async function main() {
   try {
     const report = await getReport();
-    $('#verdict').textContent = report.verdict;
-    $('#verdict').className = `verdict ${report.flagged.length ? 'badge-bad' : 'badge-ok'}`;
+    $('#verdict').textContent = reportVerdict(report);
+    $('#verdict').dataset.code = report.verdict_code;
+    const badge = { flagged: 'badge-bad', 'nothing-unusual': 'badge-ok' }[report.verdict_code] || 'badge-info';
+    $('#verdict').className = `verdict ${badge}`;
     $('#totals').textContent = t('fairness.totals', {
       games: report.games, deals: report.deals, tests: report.tests,
-      test: report.test, correction: report.correction, alpha: report.alpha,
+      test: t(`fairness.test.${report.test_code}`, report.test_params),
+      correction: t(`fairness.correction.${report.correction}`), alpha: numberFormat({ style: 'percent' }).format(report.alpha),
     });
     renderTables(report);
   } catch (err) {
