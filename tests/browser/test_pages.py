@@ -14,7 +14,7 @@ from service.web import STATIC
 
 from .conftest import web_app
 
-PAGES = ("/", "/table/abc", "/replay/abc", "/fairness")
+PAGES = ("/", "/table/abc", "/replay/abc", "/fairness", "/fairness/document")
 
 
 @pytest.fixture
@@ -49,7 +49,13 @@ def test_static_files_and_every_import_exist(client: FlaskClient) -> None:
         assert "javascript" in (response.mimetype or "")
         for target in re.findall(r"""from '(\./[\w.-]+)'""", module.read_text()):
             assert (module.parent / target).resolve().is_file(), f"{module.name} imports {target}"
-    for page in ("lobby.html", "table.html", "replay.html"):
+    for page in (
+        "lobby.html",
+        "table.html",
+        "replay.html",
+        "fairness.html",
+        "fairness-document.html",
+    ):
         html = (STATIC / page).read_text()
         for ref in re.findall(r"""(?:src|href)="(/web/static/[^"]+)\"""", html):
             assert client.get(ref).status_code == 200, ref
@@ -62,8 +68,8 @@ def test_no_page_or_module_parses_data_as_html() -> None:
             assert sink not in text, f"{path.name} uses {sink}"
 
 
-def test_fairness_page_is_escaped_text(client: FlaskClient) -> None:
-    text = client.get("/fairness").get_data(as_text=True)
+def test_fairness_document_is_escaped_text(client: FlaskClient) -> None:
+    text = client.get("/fairness/document").get_data(as_text=True)
     assert "cardroom-shuffle-v1" in text
     assert "<pre" in text and "&lt;" in text  # the document's own markup is escaped
     assert "<!-- vectors" not in text

@@ -217,8 +217,15 @@ def test_a_translation_links_its_english_page(
     assert html_lang(english) == "en" and article_lang(english) == "en"
 
 
-def test_the_fairness_page_renders_its_document(client: FlaskClient) -> None:
-    text = client.get("/fairness").get_data(as_text=True)
+def test_the_fairness_document_page_renders_the_document_marked_english(
+    client: FlaskClient,
+) -> None:
+    text = client.get("/fairness/document").get_data(as_text=True)
+    assert '<article class="doc" id="fairness-doc" lang="en">' in text
     assert '<h2 id="the-algorithm-exactly">The algorithm, exactly</h2>' in text
     assert "<pre><code" in text and "cardroom-shuffle-v1" in text
     assert "\n## " not in text and "<!--" not in text and "vectors:begin" not in text
+    # The fairness page itself links to it, the link marked English, and holds none of it.
+    page = client.get("/fairness").get_data(as_text=True)
+    assert '<a href="/fairness/document" lang="en" hreflang="en">' in page
+    assert "The algorithm, exactly" not in page

@@ -229,7 +229,7 @@ def test_the_page_draws_the_report_without_a_cdn(
     stack, _ = played
     app = create_app(load_settings(redis_url=None), stack.runtime, {"TESTING": True})
     text = app.test_client().get("/fairness").get_data(as_text=True)
-    assert "/web/static/js/fairness.js" in text and "What a p-value means here" in text
+    assert "/web/static/js/fairness.js" in text and "How the report works" in text
     assert "https://" not in text.split("<pre")[0]
 
 
