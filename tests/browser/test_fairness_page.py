@@ -51,7 +51,7 @@ def test_the_fairness_page_draws_the_report(page: Page, site: Site) -> None:
     page.locator("#luck-name").fill("luck-1")
     page.get_by_role("button", name="Show my hands").click()
     expect(page.locator("#luck svg.forest")).to_be_visible()
-    expect(page.locator("#luck")).to_contain_text("Murlan: Jokers in hand")
+    expect(page.locator("#luck")).to_contain_text("Murlan: Jokers")
     site.shot(page, "fairness-report")
     page.set_viewport_size({"width": 390, "height": 844})
     site.shot(page, "fairness-report-phone")

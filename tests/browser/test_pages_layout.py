@@ -336,6 +336,7 @@ def test_the_fairness_page_renders_its_document_and_fits_a_phone(
         page.wait_for_url("**/fairness/document")
         doc = page.locator("#fairness-doc")
         expect(doc).to_have_attribute("lang", "en")
+        expect(page.locator("#in-english")).to_be_hidden()  # an English reader needs no note
         expect(doc.get_by_role("heading", name="The algorithm, exactly")).to_be_visible()
         expect(doc.locator("pre").first).to_be_visible()
         assert "## " not in doc.inner_text()
