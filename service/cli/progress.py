@@ -2,11 +2,11 @@
 
 ``cardroom fairness --rebuild``, ``archive``, ``demo`` and ``import`` draw a
 bar (rich) while they work, when standard output and standard error are both
-a terminal; what the command prints meanwhile goes above the bar. Elsewhere
-(a pipe, a file, a cron job, CI) and with ``--json`` nothing is drawn, and the
-commands print exactly what they print without it.
-rich's own ``TTY_COMPATIBLE=1`` (or ``FORCE_COLOR``) makes it draw anyway;
-``TTY_COMPATIBLE=0`` keeps it off on a terminal.
+a terminal; what the command prints meanwhile goes above the bar, and the bar
+goes when the work is done. Elsewhere (a pipe, a file, a cron job, CI) and
+with ``--json`` nothing is drawn, and the commands print exactly what they
+print without it. rich's own ``TTY_COMPATIBLE=1`` (or ``FORCE_COLOR``) makes
+it draw anyway; ``TTY_COMPATIBLE=0`` keeps it off on a terminal.
 """
 
 from __future__ import annotations
@@ -74,6 +74,7 @@ def progress(label: str, total: int | None, *, quiet: bool = False) -> Iterator[
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=Console(),  # the terminal of both streams; prints go above the bar
+        transient=True,  # gone once the work is done: what stays is what the command printed
     )
     with drawn:
         yield Bar(drawn, label, total)
