@@ -59,3 +59,20 @@ def test_python_m_service_is_the_cardroom_command() -> None:
     assert run(sys.executable, "-m", "service", "--help") == run(CARDROOM, "--help")
     schema = run(sys.executable, "-m", "service", "schema")
     assert schema == run(CARDROOM, "schema") and '"title": "ReplayDocument"' in schema
+
+
+def test_the_readme_names_every_command() -> None:
+    """README.md's table of the ``cardroom`` command has a row for each command."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    rows = re.findall(r"^\| `cardroom ([\w-]+)[^|]*\|", readme, re.M)
+    named = set(rows) | set(re.findall(r"^\| `cardroom [^|]*/ `cardroom ([\w-]+)", readme, re.M))
+    assert sorted(set(registered()) - named) == []
+
+
+def test_archive_never_prints_a_password_in_its_archive_url() -> None:
+    from service.cli.upkeep import _shown
+
+    assert _shown("s3://key:secret@bucket/cardroom") == "s3://key:***@bucket/cardroom"
+    assert _shown("file:///var/lib/cardroom/archive") == "file:///var/lib/cardroom/archive"
+    assert _shown("/srv/archive") == "/srv/archive"
+    assert _shown(None) is None

@@ -123,7 +123,13 @@ def test_the_image_installs_the_package_as_the_production_install_test_does() ->
     ]
     copied = {source for sources, _ in copies(build_stage) for source in sources}
     packages = pyproject()["tool"]["setuptools"]["packages"]["find"]["include"]
-    needed = {"pyproject.toml", "setup.py", "MANIFEST.in", "LICENSE", pyproject()["project"]["readme"]}
+    needed = {
+        "pyproject.toml",
+        "setup.py",
+        "MANIFEST.in",
+        "LICENSE",
+        pyproject()["project"]["readme"],
+    }
     assert needed | {p.rstrip("*") for p in packages} <= copied
     for path in pyproject()["project"]["license-files"]:  # the build fails without them
         assert any(path == c or path.startswith(f"{c}/") for c in copied), path
