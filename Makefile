@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 
-.PHONY: install serve test test-fast lint bench demo clean
+.PHONY: install serve test test-fast lint bench demo lock clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,6 +48,15 @@ bench: install
 
 demo: install
 	$(BIN)/cardroom demo
+
+## Refresh deploy/requirements.lock, the image's dependencies pinned with their hashes
+## (pyproject.toml's [project].dependencies and the s3 extra, for Linux and Python 3.11).
+## It keeps the pins it has; LOCK_ARGS=--upgrade takes the newest releases,
+## LOCK_ARGS='--upgrade-package rq' one package's. See docs/operations.md.
+lock: install
+	$(BIN)/uv pip compile pyproject.toml --extra s3 --generate-hashes \
+		--python-version 3.11 --python-platform linux --annotation-style line \
+		--custom-compile-command 'make lock' $(LOCK_ARGS) -o deploy/requirements.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

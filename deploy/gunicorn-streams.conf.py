@@ -16,8 +16,14 @@ worker_class = "gevent"
 worker_connections = int(os.environ.get("CARDROOM_STREAM_CONNECTIONS", "4000"))
 # A stream writes at least a keep-alive line every CARDROOM_STREAM_KEEPALIVE_S.
 timeout = 60
+# open streams get this long after SIGTERM, then end (a client reconnects with
+# ?after=, docs/api.md); compose's stop_grace_period for the stream server is above it
 graceful_timeout = 10
 keepalive = 5
+# The workers' heartbeat files in memory, not on the container's disk, where a
+# slow or full overlay filesystem stalls them (gunicorn's deployment notes);
+# where there is no /dev/shm (macOS) gunicorn's default, the temporary directory.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("CARDROOM_LOG_LEVEL", "info").lower()

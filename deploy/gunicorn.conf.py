@@ -21,8 +21,14 @@ worker_class = "gthread"
 threads = int(os.environ.get("CARDROOM_API_THREADS", "16"))
 os.environ.setdefault("CARDROOM_STREAMS_MAX", str(max(1, threads // 2)))
 timeout = 60
+# what a request in flight has after SIGTERM; compose's stop_grace_period for the
+# API is above it, so Docker does not kill the process mid-drain
 graceful_timeout = 20
 keepalive = 5
+# The workers' heartbeat files in memory, not on the container's disk, where a
+# slow or full overlay filesystem stalls them (gunicorn's deployment notes);
+# where there is no /dev/shm (macOS) gunicorn's default, the temporary directory.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 # Access logs come from the app itself, one JSON line per request.
 accesslog = None
 errorlog = "-"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from .config import load_settings
 from .engines.base import JSON
@@ -21,6 +21,22 @@ DEMO_GAMES: tuple[tuple[str, dict[str, Any], int | None], ...] = (
     ("murlan", {}, None),
     ("azi", {"buy_in": 200, "ante": 10, "min_bet": 10}, 4),
 )
+
+
+class Progress(Protocol):
+    """Where the demo tells how far it is (``cardroom demo``'s bar)."""
+
+    def step(self) -> None: ...
+
+    def note(self, text: str) -> None: ...
+
+
+class _Silent:
+    def step(self) -> None:
+        return None
+
+    def note(self, text: str) -> None:
+        return None
 
 
 def play_bot_game(
@@ -65,7 +81,10 @@ def summary(doc: JSON) -> list[str]:
     return lines
 
 
-def run_demo(games: int = 1) -> int:
+def run_demo(games: int = 1, progress: Progress | None = None) -> int:
+    """Play ``games`` bot games of each kind and audit each; 1 if one failed.
+    ``progress`` hears of each game as it starts (:meth:`Progress.note`) and
+    ends (:meth:`Progress.step`)."""
     from workers.embedded import EmbeddedWorker
 
     runtime = Runtime.from_settings(load_settings(redis_url=None, bot_delay_s=0))
@@ -73,10 +92,12 @@ def run_demo(games: int = 1) -> int:
     from workers.context import install
 
     install(runtime)
+    tell = progress or _Silent()
     failures = 0
     started = time.perf_counter()
     for game, options, seats in DEMO_GAMES:
-        for _ in range(games):
+        for n in range(games):
+            tell.note(f"{game} game {n + 1} of {games}")
             state, stored = play_bot_game(runtime, game, options, seats, worker.drain)
             doc = build_replay(state, stored, None)
             for line in summary(doc):
@@ -90,6 +111,7 @@ def run_demo(games: int = 1) -> int:
             else:
                 failures += 1
                 print(f"  VERIFICATION FAILED: {report.mismatch}")
+            tell.step()
     print(
         f"demo: done in {time.perf_counter() - started:.1f}s; "
         f"{'all games verified' if not failures else f'{failures} failed'}"

@@ -27,7 +27,7 @@ the workers (one call from the reconciler):
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -38,7 +38,7 @@ from schemas.codec import decode_event
 from service.engines import table
 
 from .config import Settings, settings
-from .store import EventStore, StoredEvent, keys, load_game, removal
+from .store import EventStore, GameSummary, StoredEvent, keys, load_game, removal
 from .store.archive import export_jsonl, parse_export
 from .store.errors import GameNotFound
 
@@ -78,35 +78,55 @@ def archive_location(url: str, game_id: str) -> tuple[Any, str]:
 
 
 def run_pass(
-    store: EventStore, current: Settings | None = None, now_ms: int | None = None
+    store: EventStore,
+    current: Settings | None = None,
+    now_ms: int | None = None,
+    step: Callable[[], None] | None = None,
 ) -> PassReport:
-    """One retention pass over the index (see the module's docstring)."""
+    """One retention pass over the index (see the module's docstring).
+    ``step`` is called once per game looked at (:func:`pass_size` of them:
+    ``cardroom archive``'s progress)."""
     cfg = current or settings()
+    tick = step or _nothing
     now = store.now_ms() if now_ms is None else now_ms  # Redis's time, as the events'
     report = PassReport()
     report.memory_ratio = check_memory(store, cfg.memory_warn_ratio)
     if cfg.archive_url is not None:
         cutoff = now - cfg.archive_after_s * 1000
-        for game_id in list(_games(store, "ended")):
-            last = store.last_entry(game_id)
+        for item in list(_games(store, "ended")):
+            tick()
+            last = store.last_entry(item.game_id)
             if last is None or last[1] > cutoff:
                 continue
             try:
-                archive_game(store, game_id, cfg.archive_url)
+                archive_game(store, item.game_id, cfg.archive_url)
             except ArchiveMismatch:
-                log.error("archive mismatch; game kept in Redis", extra={"game_id": game_id})
+                log.error("archive mismatch; game kept in Redis", extra={"game_id": item.game_id})
                 continue
-            report.archived.append(game_id)
+            report.archived.append(item.game_id)
     cutoff = now - cfg.unjoined_ttl_s * 1000
-    for game_id in list(_games(store, "seating", created_before=cutoff)):
-        if expire_unstarted(store, game_id, cutoff):
-            report.expired.append(game_id)
+    for item in list(_games(store, "seating")):
+        tick()
+        if item.created_at <= cutoff and expire_unstarted(store, item.game_id, cutoff):
+            report.expired.append(item.game_id)
     if report.archived or report.expired:
         log.info(
             "retention",
             extra={"archived": len(report.archived), "expired": len(report.expired)},
         )
     return report
+
+
+def _nothing() -> None:
+    return None
+
+
+def pass_size(store: EventStore, current: Settings | None = None) -> int:
+    """How many games a pass looks at now: the finished ones (when archiving)
+    and the tables still seating."""
+    cfg = current or settings()
+    ended = store.index.count(status="ended") if cfg.archive_url is not None else 0
+    return int(ended + store.index.count(status="seating"))
 
 
 def periodic_pass(store: EventStore, current: Settings | None = None) -> PassReport | None:
@@ -118,13 +138,11 @@ def periodic_pass(store: EventStore, current: Settings | None = None) -> PassRep
     return run_pass(store, cfg)
 
 
-def _games(store: EventStore, status: str, created_before: int | None = None) -> Iterator[str]:
+def _games(store: EventStore, status: str) -> Iterator[GameSummary]:
     cursor: str | None = None
     while True:
         items, cursor = store.list_games(status=status, limit=PAGE, cursor=cursor)
-        for item in items:
-            if created_before is None or item.created_at <= created_before:
-                yield item.game_id
+        yield from items
         if cursor is None:
             return
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
@@ -188,8 +188,12 @@ def counted_stream(store: EventStore, game_id: str) -> tuple[table.Table, list[N
     return state, noted
 
 
-def rebuild(store: EventStore, batch: int = 200) -> dict[str, int]:
+def rebuild(
+    store: EventStore, batch: int = 200, step: Callable[[], None] | None = None
+) -> dict[str, int]:
     """Recount every finished game from its events, then swap the counts in.
+    ``step`` is called once per finished game read (``cardroom fairness
+    --rebuild``'s progress).
 
     Run it as a maintenance step: a game that ends while it runs is counted
     again by the next rebuild (its live merge may be overwritten by the swap).
@@ -200,6 +204,8 @@ def rebuild(store: EventStore, batch: int = 200) -> dict[str, int]:
     while True:
         items, cursor = store.list_games(status="ended", limit=batch, cursor=cursor)
         for item in items:
+            if step is not None:
+                step()
             found = counted_stream(store, item.game_id)
             if found is None:
                 continue

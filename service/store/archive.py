@@ -9,6 +9,7 @@ import puts back the very same stream; reading it upcasts as usual.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
@@ -46,13 +47,14 @@ def export_jsonl(store: EventStore, game_id: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def import_jsonl(store: EventStore, text: str) -> str:
+def import_jsonl(store: EventStore, text: str, step: Callable[[], None] | None = None) -> str:
     """Store an export as a new game; returns its id.
 
     Every event is validated against its schema (upcasting older ones, and
     refusing unknown fields), versions must run 1, 2, 3…, and an existing
     game is never overwritten (:class:`GameExists`). Broken input raises
-    :class:`CorruptExport` naming the line.
+    :class:`CorruptExport` naming the line. ``step`` is called once per event
+    checked (``cardroom import``'s progress).
     """
     archived = parse_export(text)
     first = archived[0].event
@@ -72,6 +74,8 @@ def import_jsonl(store: EventStore, text: str) -> str:
         data = json.dumps(fields, separators=(",", ":"), ensure_ascii=False).encode()
         version = item.event.get("schema_version", 1)
         entries.append((item.event["type"], version, compact(data), item.at_ms))
+        if step is not None:
+            step()
     try:
         store.append_stored(game_id, entries, 0)
     except VersionConflict:

@@ -111,6 +111,14 @@ class GamesIndex:
         raw = cast("bytes | None", self._redis.hget(key, game_id))
         return None if raw is None else _summary(game_id, raw)
 
+    def count(self, game: str | None = None, status: str | None = None) -> int:
+        """How many games are indexed (of ``game``, in ``status``): one ``ZCARD``
+        per shard, in one non-transactional pipeline."""
+        pipe = self._redis.pipeline(transaction=False)
+        for shard in range(self._shards):
+            pipe.zcard(keys.index_games(shard, game=game, status=status))
+        return sum(int(n) for n in pipe.execute())
+
     def list_games(
         self,
         game: str | None = None,

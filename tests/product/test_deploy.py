@@ -102,18 +102,44 @@ def test_the_redis_image_is_pinned_to_the_release_the_tests_run() -> None:
 
 
 def test_the_image_installs_the_package_as_the_production_install_test_does() -> None:
-    """The build stage runs ``pip install .`` without extras on the files it copies:
-    what test_production_install.py builds its wheel from and installs the same way
+    """The build stage installs the locked dependencies with their hashes, then the
+    package alone (``--no-deps``, no extras) from the files it copies: what
+    test_production_install.py builds its wheel from and installs the same way
     (the image itself is built where a Docker daemon is, docs/operations.md)."""
     build_stage = dockerfile_stages()[0]
     installs = [w for w in build_stage if w[:3] == ["RUN", "pip", "install"]]
-    assert installs == [["RUN", "pip", "install", "--no-cache-dir", "--prefix=/install", "."]]
+    assert installs == [
+        [
+            "RUN",
+            "pip",
+            "install",
+            "--no-cache-dir",
+            "--prefix=/install",
+            "--require-hashes",
+            "-r",
+            "deploy/requirements.lock",
+        ],
+        ["RUN", "pip", "install", "--no-cache-dir", "--prefix=/install", "--no-deps", "."],
+    ]
     copied = {source for sources, _ in copies(build_stage) for source in sources}
     packages = pyproject()["tool"]["setuptools"]["packages"]["find"]["include"]
-    needed = {"pyproject.toml", "setup.py", "MANIFEST.in", pyproject()["project"]["readme"]}
+    needed = {
+        "pyproject.toml",
+        "setup.py",
+        "MANIFEST.in",
+        "LICENSE",
+        pyproject()["project"]["readme"],
+    }
     assert needed | {p.rstrip("*") for p in packages} <= copied
+    for path in pyproject()["project"]["license-files"]:  # the build fails without them
+        assert any(path == c or path.startswith(f"{c}/") for c in copied), path
     # the documents setup.py packs into the wheel
     assert {"docs/fairness.md", "docs/rules", "docs/play"} <= copied
+    # the lock is copied, and installed, before the sources: a change to the code
+    # keeps Docker's cached layer of the dependencies
+    lock_copy = next(i for i, w in enumerate(build_stage) if "deploy/requirements.lock" in w[1:-1])
+    first_source = next(i for i, w in enumerate(build_stage) if w[0] == "COPY" and "service" in w)
+    assert lock_copy < build_stage.index(installs[0]) < first_source
 
 
 # A stand-in for `docker`: records each call; keeps what `exec` is fed and, at `build`,
@@ -294,3 +320,64 @@ def test_gunicorn_with_the_deploy_config_serves_a_whole_game(stack: str) -> None
         verified = http.get(f"/games/{game_id}/verify").json()
         assert verified["verified"] is True
         assert http.get("/metrics").status_code == 200
+
+
+def gunicorn_settings(name: str, **env: str) -> dict[str, Any]:
+    """The settings a deploy/ gunicorn config file sets, read as gunicorn reads it
+    (the file run as Python), in this environment plus ``env``."""
+    import runpy
+
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        return runpy.run_path(str(ROOT / "deploy" / name))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def seconds(duration: str) -> float:
+    """A compose duration such as ``30s``, ``1m30s`` or ``1500ms``, in seconds."""
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, "us": 1e-6}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|us|h|m|s)", duration)
+    assert parts and "".join(n + u for n, u in parts) == duration, duration
+    return sum(float(n) * units[u] for n, u in parts)
+
+
+@pytest.mark.parametrize(
+    ("service", "conf"), [("api", "gunicorn.conf.py"), ("streams", "gunicorn-streams.conf.py")]
+)
+def test_docker_waits_longer_than_gunicorn_drains(service: str, conf: str) -> None:
+    """Docker's stop grace (10 s unless set) is above gunicorn's graceful timeout,
+    so a stop lets the requests and streams in flight end before a SIGKILL."""
+    grace = seconds(compose()["services"][service]["stop_grace_period"])
+    graceful = gunicorn_settings(conf)["graceful_timeout"]
+    assert grace >= graceful + 5, (service, grace, graceful)
+
+
+def test_the_workers_stop_grace_covers_a_job_in_flight() -> None:
+    """On SIGTERM an RQ worker finishes the job it runs: a drain hands its list
+    over after DRAIN_MAX_S and then waits at most the longest linger the
+    settings allow; the worker's and the scheduler's stop grace is above that."""
+    from service.config import Settings
+    from workers.jobs import DRAIN_MAX_S
+
+    linger = Settings.model_fields["followup_linger_s"].metadata
+    longest_linger = max(getattr(m, "le", 0) for m in linger)
+    for service in ("worker", "scheduler"):
+        grace = seconds(compose()["services"][service]["stop_grace_period"])
+        assert grace > DRAIN_MAX_S + longest_linger + 5, (service, grace)
+
+
+@pytest.mark.parametrize("conf", ["gunicorn.conf.py", "gunicorn-streams.conf.py"])
+def test_gunicorn_keeps_its_heartbeat_files_in_memory(
+    conf: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``worker_tmp_dir`` is /dev/shm where there is one (every Linux, the image),
+    and gunicorn's own default where there is none (macOS), so `cardroom serve`
+    and the tests still start there."""
+    assert Path("/dev/shm").is_dir(), "a Linux machine has /dev/shm"
+    assert gunicorn_settings(conf)["worker_tmp_dir"] == "/dev/shm"
+    real_isdir = os.path.isdir
+    monkeypatch.setattr(os.path, "isdir", lambda p: p != "/dev/shm" and real_isdir(p))
+    assert gunicorn_settings(conf)["worker_tmp_dir"] is None

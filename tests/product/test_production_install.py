@@ -1,9 +1,11 @@
 """A production install runs every process of the deploy.
 
 The wheel is built from exactly the files the image's build stage copies
-(``deploy/Dockerfile``) and installed, without extras, into a fresh virtual
-environment that holds nothing else (no pip, no setuptools: only what the
-project's ``[project].dependencies`` bring). From there each command of
+(``deploy/Dockerfile``) and installed as the image installs it into a fresh
+virtual environment that holds nothing else (no pip, no setuptools): first
+``deploy/requirements.lock`` with ``--require-hashes`` (the project's
+``[project].dependencies`` and the ``s3`` extra, pinned), then the wheel with
+``--no-deps``, so ``pip check`` there proves the lock complete. From there each command of
 ``deploy/compose.yaml`` runs as compose runs it (its configuration files
 where the image's final stage puts them, under a private root; compose's
 environment, the Redis user in the URL and its password in a secret file,
@@ -154,13 +156,14 @@ class Install:
 @pytest.fixture(scope="session")
 def production_install(tmp_path_factory: pytest.TempPathFactory) -> Install:
     """Build the wheel from the image's build context and install it as the image does
-    (``pip install .``, no extras), once per session."""
+    (the lock with its hashes, then the package with ``--no-deps``), once per session."""
     base = tmp_path_factory.mktemp("production")
     build_stage, final_stage = dockerfile_stages()[0], dockerfile_stages()[-1]
     context = base / "build"
     workdir = stage_files(context, build_stage)
-    install_line = next(w for w in build_stage if w[:3] == ["RUN", "pip", "install"])
-    assert install_line[-1] == "." and "[" not in " ".join(install_line)
+    lock_line, package_line = (w for w in build_stage if w[:3] == ["RUN", "pip", "install"])
+    assert "--require-hashes" in lock_line and lock_line[-2] == "-r"
+    assert package_line[-2:] == ["--no-deps", "."]
     wheels = base / "wheels"
     source = context / Path(workdir).relative_to("/")
     run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(wheels), str(source)], base)
@@ -169,7 +172,8 @@ def production_install(tmp_path_factory: pytest.TempPathFactory) -> Install:
     made.cwd.mkdir()
     run([sys.executable, "-m", "venv", "--without-pip", str(made.venv)], base)
     # --no-compile: the processes compile what they import; pip would compile everything
-    made.pip("install", "--no-compile", str(wheel))
+    made.pip("install", "--no-compile", "--require-hashes", "-r", str(source / lock_line[-1]))
+    made.pip("install", "--no-compile", "--no-deps", str(wheel))
     stage_files(made.root, final_stage)
     return made
 
