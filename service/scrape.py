@@ -108,10 +108,10 @@ def serve_worker_metrics(port: int, host: str, process: str) -> bool:
     except OSError as exc:
         log.error(
             "metrics not served",
-            extra={"process": process, "port": port, "reason": f"{type(exc).__name__}: {exc}"},
+            extra={"role": process, "port": port, "reason": f"{type(exc).__name__}: {exc}"},
         )
         return False
-    log.info("metrics served", extra={"process": process, "host": host, "port": port})
+    log.info("metrics served", extra={"role": process, "host": host, "port": port})
     return True
 
 

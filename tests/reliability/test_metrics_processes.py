@@ -9,7 +9,8 @@
   were and its pid the process metrics.
 - ``cardroom worker`` and ``cardroom scheduler`` serve their metrics on ports of
   their own, with the retention pass's memory ratio, which the API does not
-  serve; the API counts the live worker by its heartbeat.
+  serve; a second worker whose port is taken says so and runs on; the API
+  counts both workers by their heartbeats.
 - The shipped nginx (``deploy/nginx.conf``) refuses ``/metrics`` on its public
   listener, however the path is spelled, and serves it on the internal one.
 """
@@ -176,13 +177,21 @@ def test_the_worker_and_the_scheduler_serve_metrics_of_their_own() -> None:
             assert len(rss) == 1 and "pid" not in rss[0][0]  # its own process
             assert [v for _, v in samples(text, "cardroom_build_info")] == [1.0]
 
+        # a second worker on the first one's port: said in its log, and it works on
+        second = stack.start_worker(CARDROOM_WORKER_METRICS_PORT=str(worker_port))
+        wait_for(
+            lambda: "metrics not served" in second.log.read_text(),
+            time.monotonic() + 30,
+            lambda: f"no refusal logged:\n{second.log_tail()}",
+            alive=stack.check_running,
+        )
         api: list[str] = []
 
         def worker_counted() -> bool:
             api.append(httpx.get(f"{stack.api_url}/metrics", timeout=5).text)
-            return value(api[-1], "cardroom_workers") == 1.0
+            return value(api[-1], "cardroom_workers") == 2.0
 
-        wait_for(worker_counted, time.monotonic() + 30, lambda: api[-1])
+        wait_for(worker_counted, time.monotonic() + 30, lambda: api[-1], alive=stack.check_running)
         assert value(api[-1], "cardroom_worker_heartbeat_age_seconds") is not None
         assert value(api[-1], "cardroom_redis_memory_ratio") is None
 
