@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import runpy
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,17 @@ def test_a_named_directory_loses_only_the_last_runs_files(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["README"]
     multiproc.on_exit(server=None)
     assert tmp_path.is_dir()  # not ours to remove
+
+
+@pytest.mark.parametrize("conf", ["gunicorn.conf.py", "gunicorn-streams.conf.py"])
+def test_both_gunicorn_configs_run_the_hooks(conf: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The API's and the stream server's gunicorn both run multiprocess mode; loading
+    a config sets nothing up by itself (gunicorn calls ``on_starting``)."""
+    monkeypatch.delenv(multiproc.ENV, raising=False)
+    monkeypatch.setattr(os, "environ", dict(os.environ))  # the configs set defaults in it
+    root = Path(__file__).resolve().parents[2]
+    settings = runpy.run_path(str(root / "deploy" / conf))
+    assert settings["on_starting"] is multiproc.on_starting
+    assert settings["child_exit"] is multiproc.child_exit
+    assert settings["on_exit"] is multiproc.on_exit
+    assert multiproc.ENV not in os.environ
