@@ -14,6 +14,7 @@ are checked by it too, and the alerts run against the series of
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -104,6 +105,23 @@ def test_every_cardroom_metric_defined_is_served(exported: set[str]) -> None:
         if name.startswith("cardroom_") and not name.endswith("_created")
     }
     assert defined and defined <= exported, defined - exported
+
+
+def test_the_operations_doc_lists_every_cardroom_metric(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/operations.md's metric table names exactly the families the processes serve."""
+    monkeypatch.delenv(MULTIPROC_ENV, raising=False)
+    doc = (ROOT / "docs" / "operations.md").read_text()
+    section = doc[doc.index("## Metrics and logs") :]
+    section = section[: section.index("\n## ", 1)]
+    documented = set(re.findall(r"`(cardroom_\w+)`", section))
+    registries = (app_registry(SystemCollector(service=None)), worker_registry())
+    families = {
+        family.name + ("_total" if family.type == "counter" else "")
+        for registry in registries
+        for family in registry.collect()
+        if family.name.startswith("cardroom_")
+    }
+    assert documented == families
 
 
 def test_the_dashboard_and_the_alerts_name_only_exported_metrics(exported: set[str]) -> None:
