@@ -12,7 +12,8 @@ from service import multiproc
 
 
 def test_a_private_directory_is_made_and_removed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(multiproc.ENV, raising=False)
+    # on_starting sets the variable: in a copy, so that it leaves this process's alone
+    monkeypatch.setattr(os, "environ", {k: v for k, v in os.environ.items() if k != multiproc.ENV})
     multiproc.on_starting(server=None)
     path = Path(os.environ[multiproc.ENV])
     assert path.is_dir() and not list(path.iterdir())
