@@ -21,14 +21,15 @@ serve: install
 	$(BIN)/cardroom serve
 
 ## Run the whole test suite (starts Redis on 127.0.0.1:6379 if none answers,
-## installs Debian's chromium for the browser tests and nginx for the
-## slow-client test if they are missing). It runs in parallel workers, each on
+## installs Debian's chromium for the browser tests, nginx for the
+## slow-client and metrics tests and promtool for the alert rules if they are missing). It runs in parallel workers, each on
 ## a redis-server of its own; PYTEST_ARGS=-n0 runs it in one process on that Redis.
 test: install
 	sh tests/ensure-redis.sh
 	sh tests/ensure-chromium.sh
 	sh tests/ensure-cli-tools.sh
 	sh tests/ensure-nginx.sh
+	sh tests/ensure-promtool.sh
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## The unit tests only, on fakeredis (no Redis needed).

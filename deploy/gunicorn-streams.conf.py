@@ -10,6 +10,8 @@ only has to be above them.
 
 import os
 
+from service import multiproc
+
 bind = os.environ.get("CARDROOM_STREAM_BIND", "0.0.0.0:8001")
 workers = int(os.environ.get("CARDROOM_STREAM_PROCESSES", "1"))
 worker_class = "gevent"
@@ -29,3 +31,8 @@ errorlog = "-"
 loglevel = os.environ.get("CARDROOM_LOG_LEVEL", "info").lower()
 limit_request_line = 8190
 limit_request_fields = 100
+# Prometheus multiprocess mode: /metrics adds up every process's samples
+# (service/multiproc.py; docs/operations.md, "Metrics and logs").
+on_starting = multiproc.on_starting
+child_exit = multiproc.child_exit
+on_exit = multiproc.on_exit

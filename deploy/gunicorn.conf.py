@@ -15,6 +15,8 @@ requests). See docs/operations.md, "The front is required".
 
 import os
 
+from service import multiproc
+
 bind = os.environ.get("CARDROOM_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("CARDROOM_API_PROCESSES", "2"))
 worker_class = "gthread"
@@ -35,3 +37,8 @@ errorlog = "-"
 loglevel = os.environ.get("CARDROOM_LOG_LEVEL", "info").lower()
 limit_request_line = 8190
 limit_request_fields = 100
+# Prometheus multiprocess mode: /metrics adds up every process's samples
+# (service/multiproc.py; docs/operations.md, "Metrics and logs").
+on_starting = multiproc.on_starting
+child_exit = multiproc.child_exit
+on_exit = multiproc.on_exit

@@ -288,6 +288,28 @@ class Settings(BaseSettings):
         le=1,
         description="Share of Redis maxmemory past which the workers log a warning.",
     )
+    worker_metrics_port: int = Field(
+        default=9101,
+        ge=0,
+        le=65535,
+        description=(
+            "Port on which `cardroom worker` serves its Prometheus metrics (GET /metrics; "
+            "the retention pass's among them); 0: none."
+        ),
+    )
+    scheduler_metrics_port: int = Field(
+        default=9102,
+        ge=0,
+        le=65535,
+        description="Port on which `cardroom scheduler` serves its Prometheus metrics; 0: none.",
+    )
+    metrics_host: str = Field(
+        default="0.0.0.0",
+        description=(
+            "Address the worker's and the scheduler's metrics ports bind (keep them off "
+            "the public network)."
+        ),
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="INFO", description="Log level of the JSON logs."
     )

@@ -1,6 +1,15 @@
-"""The process's Prometheus metrics (served by ``service/observe.py``)."""
+"""The process's Prometheus metrics (served by ``service/scrape.py``).
+
+Every gauge names its ``multiprocess_mode``: under gunicorn (Prometheus
+multiprocess mode, ``service/multiproc.py``) a scrape adds up the samples of
+every process, and a gauge says how. ``live*`` modes forget a process once
+gunicorn has seen it exit.
+"""
 
 from __future__ import annotations
+
+import platform
+from importlib.metadata import PackageNotFoundError, version
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -33,3 +42,31 @@ STORE_REFUSING_WRITES = Gauge(
     ["reason"],
     multiprocess_mode="livemostrecent",
 )
+STREAMS_OPEN = Gauge(
+    "cardroom_streams_open",
+    "Live event streams open, by kind (seat, spectator).",
+    ["kind"],
+    multiprocess_mode="livesum",
+)
+STREAMS_REFUSED = Counter(
+    "cardroom_streams_refused_total",
+    "Live event streams refused at a cap (429 too-many-streams), by the cap's scope.",
+    ["scope"],
+)
+BUILD_INFO = Gauge(
+    "cardroom_build_info",
+    "Always 1: the version of cardroom and of Python this process runs.",
+    ["version", "python"],
+    multiprocess_mode="livemax",
+)
+
+
+def cardroom_version() -> str:
+    """The installed package's version (``unknown`` when run from a bare checkout)."""
+    try:
+        return version("cardroom")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+BUILD_INFO.labels(cardroom_version(), platform.python_version()).set(1)

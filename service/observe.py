@@ -1,10 +1,10 @@
 """Observability: Prometheus metrics at ``/metrics`` and one JSON log line per request
 (static files at DEBUG).
 
-Counters and histograms live in this process; with several gunicorn
-processes set ``PROMETHEUS_MULTIPROC_DIR`` and every process's samples are
-aggregated at scrape time (prometheus-client's multiprocess mode). Gauges that
-describe the whole system (queue depth, projection lag) are read from Redis
+Counters and histograms live in each process; under gunicorn every process's
+samples are added up at scrape time (prometheus-client's multiprocess mode,
+:mod:`service.scrape`). Gauges that describe the whole system (queue depth,
+projection lag, the reconciler, the workers' heartbeats) are read from Redis
 when scraped, so any process answers them the same; the lag is kept up to
 date as games change (:mod:`service.store.lag`), so a scrape costs the same few
 commands however many games there are.
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import Flask, Response, g, request
@@ -23,14 +23,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from .metrics import (
-    APPEND_SECONDS,
-    MOVES,
-    REQUEST_SECONDS,
-    REQUESTS,
-    STORE_REFUSED_WRITES,
-    STORE_REFUSING_WRITES,
-)
+from .metrics import MOVES, REQUEST_SECONDS, REQUESTS
+from .scrape import app_registry
 
 log = logging.getLogger("cardroom.http")
 STATIC_ENDPOINTS = frozenset({"static", "web.static"})
@@ -38,7 +32,8 @@ STATIC_ENDPOINTS = frozenset({"static", "web.static"})
 
 
 class SystemCollector(Collector):
-    """Queue depth and projection lag, read from Redis at scrape time."""
+    """Queue depth, projection lag, the reconciler and the workers, read from Redis
+    at scrape time."""
 
     def __init__(self, service: Any) -> None:
         self.service = service
@@ -63,6 +58,7 @@ class SystemCollector(Collector):
         yield lag
         yield worst
         yield from self._reconciler()
+        yield from self._workers()
 
     def _reconciler(self) -> Any:
         age = GaugeMetricFamily(
@@ -84,27 +80,34 @@ class SystemCollector(Collector):
         yield age
         yield found
 
+    def _workers(self) -> Any:
+        alive = GaugeMetricFamily(
+            "cardroom_workers",
+            "RQ workers of the queue whose heartbeat has not expired (RQ's own record).",
+        )
+        age = GaugeMetricFamily(
+            "cardroom_worker_heartbeat_age_seconds",
+            "Seconds since the freshest heartbeat of a worker of the queue (none: no worker).",
+        )
+        try:
+            from rq import Worker
+
+            workers = Worker.all(queue=self.service.runtime.queue)
+            alive.add_metric([], float(len(workers)))
+            beats = [w.last_heartbeat for w in workers if w.last_heartbeat is not None]
+            if beats:
+                freshest = max(b if b.tzinfo else b.replace(tzinfo=UTC) for b in beats)
+                age.add_metric([], max(0.0, (datetime.now(UTC) - freshest).total_seconds()))
+        except Exception:
+            log.warning("metrics: could not read the workers' heartbeats")
+        yield alive
+        yield age
+
 
 def metrics_registry(service: Any) -> CollectorRegistry:
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
-
-        registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-    else:
-        # Only cardroom's own metrics (and the system gauges) are served.
-        registry = CollectorRegistry()
-        for collector in (
-            MOVES,
-            APPEND_SECONDS,
-            REQUESTS,
-            REQUEST_SECONDS,
-            STORE_REFUSED_WRITES,
-            STORE_REFUSING_WRITES,
-        ):
-            registry.register(collector)
-    registry.register(SystemCollector(service))
-    return registry
+    """``/metrics``: this process's samples, or every gunicorn process's
+    (:func:`service.scrape.app_registry`), and the system gauges."""
+    return app_registry(SystemCollector(service))
 
 
 def init_observability(app: Flask, service: Any) -> None:

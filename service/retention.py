@@ -53,7 +53,9 @@ EXPIRED_MARK_S: Final = 86_400
 EXPIRE_IF_UNCHANGED: Final = removal.EXPIRE_IF_UNCHANGED
 
 REDIS_MEMORY_RATIO = Gauge(
-    "cardroom_redis_memory_ratio", "Redis used_memory / maxmemory (0 when no limit is set)."
+    "cardroom_redis_memory_ratio",
+    "Redis used_memory / maxmemory (0 when no limit is set).",
+    multiprocess_mode="livemostrecent",
 )
 RETAINED = Counter(
     "cardroom_retention_total", "Games moved out of Redis, by what was done.", ["action"]

@@ -14,6 +14,7 @@ from rq import SimpleWorker
 from service.config import Settings
 from service.logs import setup_logging
 from service.runtime import Runtime
+from service.scrape import serve_worker_metrics
 
 from .context import context, install
 from .timers import Ticker
@@ -70,6 +71,8 @@ def run_worker(settings: Settings, *, burst: bool = False, with_scheduler: bool 
     setup_logging(settings.log_level)
     runtime = Runtime.from_settings(settings)
     install(runtime)
+    if not burst:
+        serve_worker_metrics(settings.worker_metrics_port, settings.metrics_host, "worker")
     if with_scheduler and not burst:
         Ticker(runtime).start_thread(threading.Event())
     while True:
@@ -123,6 +126,7 @@ def run_scheduler(settings: Settings, *, interval_s: float | None = None) -> int
         settings = settings.model_copy(update={"reconcile_interval_s": max(0.1, interval_s)})
     runtime = Runtime.from_settings(settings)
     install(runtime)
+    serve_worker_metrics(settings.scheduler_metrics_port, settings.metrics_host, "scheduler")
     stop = threading.Event()
 
     def ask_stop(signum: int, frame: Any) -> None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from service.config import Settings
+from service.metrics import STREAMS_OPEN, STREAMS_REFUSED
 
 from .apierror import ApiLayerError
 
@@ -131,7 +132,12 @@ class StreamSlots:
         """Count one more stream of ``seat`` (``None``: a spectator's), or raise
         :class:`TooManyStreams` (counting nothing)."""
         with self._lock:
-            self._check(address, game_id, seat)
+            try:
+                self._check(address, game_id, seat)
+            except TooManyStreams as refused:
+                STREAMS_REFUSED.labels(refused.scope).inc()
+                raise
+            STREAMS_OPEN.labels(_kind(seat)).inc()
             self._open += 1
             self._by_address[address] += 1
             if seat is None:
@@ -142,6 +148,7 @@ class StreamSlots:
 
     def release(self, address: str, game_id: str, seat: int | None = None) -> None:
         with self._lock:
+            STREAMS_OPEN.labels(_kind(seat)).dec()
             self._open -= 1
             _drop(self._by_address, address)
             if seat is None:
@@ -149,6 +156,10 @@ class StreamSlots:
                 _drop(self._watching, game_id)
             else:
                 _drop(self._by_seat, (game_id, seat))
+
+
+def _kind(seat: int | None) -> str:
+    return "spectator" if seat is None else "seat"
 
 
 def _drop(counter: Counter[K], key: K) -> None:

@@ -2,7 +2,8 @@
 
 :func:`local_nginx_conf` is the deploy's file as shipped but for what only the
 deployment knows: the upstreams' addresses (compose's ``api:8000`` and
-``streams:8001`` become local ports), the port it listens on, and where its
+``streams:8001`` become local ports), the ports it listens on (the public
+one and the internal one for Prometheus, both on loopback), and where its
 log and temporary files go (a private directory). Each of those lines must be
 found exactly once, so a changed file fails here rather than being tested
 half-way. :func:`start_front` runs it as a process of a
@@ -31,7 +32,7 @@ from functools import partial
 from pathlib import Path
 from typing import Final
 
-from service.devstack.procs import ROOT, free_port, wait_for
+from service.devstack.procs import ROOT, free_ports, wait_for
 from service.devstack.stack import Stack
 
 NGINX: Final = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -43,9 +44,12 @@ def nginx_missing() -> str | None:
     return None if os.access(NGINX, os.X_OK) else f"{NGINX} is not installed"
 
 
-def local_nginx_conf(shipped: str, *, port: int, api: str, streams: str, directory: Path) -> str:
-    """``shipped`` with local upstreams (``host:port``), a loopback port, and its
-    access log and temporary files under ``directory``."""
+def local_nginx_conf(
+    shipped: str, *, port: int, api: str, streams: str, directory: Path, internal_port: int
+) -> str:
+    """``shipped`` with local upstreams (``host:port``), loopback ports (the public
+    ``port`` and the ``internal_port`` for metrics), and its access log and
+    temporary files under ``directory``."""
     paths = "".join(
         f"    {name} {directory / folder};\n"
         for name, folder in (
@@ -60,6 +64,7 @@ def local_nginx_conf(shipped: str, *, port: int, api: str, streams: str, directo
         ("server api:8000;", f"server {api};"),
         ("server streams:8001;", f"server {streams};"),
         ("listen 80;", f"listen 127.0.0.1:{port};"),
+        ("listen 8081;", f"listen 127.0.0.1:{internal_port};"),
         ("http {\n", f"http {{\n    access_log {directory / 'access.log'};\n{paths}"),
     )
     for old, new in changes:
@@ -75,6 +80,8 @@ class Front:
     url: str
     port: int
     directory: Path
+    internal_url: str
+    """The internal listener's base URL (``/metrics`` for Prometheus)."""
 
 
 def start_front(stack: Stack, api_url: str, streams: str, timeout_s: float = 30) -> Front:
@@ -84,12 +91,19 @@ def start_front(stack: Stack, api_url: str, streams: str, timeout_s: float = 30)
     directory.mkdir()
     for path in (stack.directory, directory):  # its workers run as nobody under root
         path.chmod(0o755)
-    port = free_port()
+    port, internal_port = free_ports(2)
     api = api_url.removeprefix("http://")
     conf = directory / "nginx.conf"
     text = NGINX_CONF.read_text()
     conf.write_text(
-        local_nginx_conf(text, port=port, api=api, streams=streams, directory=directory)
+        local_nginx_conf(
+            text,
+            port=port,
+            api=api,
+            streams=streams,
+            directory=directory,
+            internal_port=internal_port,
+        )
     )
     args = [NGINX, "-p", str(directory), "-c", str(conf), "-e", str(directory / "error.log")]
     stack.start_process("nginx", [*args, "-g", f"daemon off; pid {directory / 'nginx.pid'};"])
@@ -100,7 +114,7 @@ def start_front(stack: Stack, api_url: str, streams: str, timeout_s: float = 30)
         lambda: f"nginx did not answer:\n{stack.logs()}\n{(directory / 'error.log').read_text()}",
         alive=stack.check_running,
     )
-    return Front(url, port, directory)
+    return Front(url, port, directory, f"http://127.0.0.1:{internal_port}")
 
 
 def _answers(url: str) -> bool:

@@ -53,7 +53,8 @@ def stack_env(
     """The variables every process of a stack shares: this process's environment
     (``PYTHONPATH`` included) without any ``CARDROOM_*`` of its own, then the
     store's and the queue's Redis, no bot delay, quiet logs, the rate limit out
-    of the way and a short keep-alive on live streams; ``extra`` last."""
+    of the way, a short keep-alive on live streams and no metrics port for the
+    workers and schedulers; ``extra`` last."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARDROOM_")}
     env.update(
         {
@@ -67,6 +68,9 @@ def stack_env(
                 for b in ("MOVES", "GAMES", "SEATS", "READS")
             },
             "CARDROOM_STREAM_KEEPALIVE_S": "1",
+            # many workers on one host: no metrics port unless a caller gives one
+            "CARDROOM_WORKER_METRICS_PORT": "0",
+            "CARDROOM_SCHEDULER_METRICS_PORT": "0",
         }
     )
     if queue_url is not None:

@@ -84,3 +84,31 @@ def test_moves_are_counted_with_the_request_log_off(
     assert metric(text, "cardroom_moves_total", **accepted) == (
         metric(before, "cardroom_moves_total", **accepted) + 1
     )
+
+
+def test_live_streams_are_counted_open_and_refused() -> None:
+    """``cardroom_streams_open`` goes up and down with each stream; a refusal counts
+    under its cap's scope and opens nothing."""
+    from prometheus_client import REGISTRY
+
+    from service.api.streamcaps import StreamSlots, TooManyStreams
+
+    def open_(kind: str) -> float:
+        return REGISTRY.get_sample_value("cardroom_streams_open", {"kind": kind}) or 0.0
+
+    def refused(scope: str) -> float:
+        labels = {"scope": scope}
+        return REGISTRY.get_sample_value("cardroom_streams_refused_total", labels) or 0.0
+
+    slots = StreamSlots(per_address=2, per_game=10, total=10)
+    seats, spectators, by_address = open_("seat"), open_("spectator"), refused("address")
+    slots.acquire("a", "g1", 0)
+    slots.acquire("a", "g1")
+    assert (open_("seat"), open_("spectator")) == (seats + 1, spectators + 1)
+    with pytest.raises(TooManyStreams):
+        slots.acquire("a", "g1")
+    assert refused("address") == by_address + 1
+    assert open_("spectator") == spectators + 1
+    slots.release("a", "g1", 0)
+    slots.release("a", "g1")
+    assert (open_("seat"), open_("spectator")) == (seats, spectators)

@@ -38,16 +38,27 @@ def compose() -> dict[str, Any]:
     return data
 
 
+def deployed() -> dict[str, Any]:
+    """The services of the deploy itself (not those of an optional profile, such as
+    ``monitoring``'s, checked by tests/product/test_monitoring.py)."""
+    services: dict[str, Any] = compose()["services"]
+    return {name: s for name, s in services.items() if not s.get("profiles")}
+
+
 def test_only_the_front_is_published() -> None:
     """The API and the stream server are reached through nginx only (its timeouts
-    hold slow clients, see docs/operations.md): no other service publishes a port."""
+    hold slow clients, see docs/operations.md): no other service publishes a port;
+    an optional profile's services publish on the loopback interface alone."""
     services = compose()["services"]
-    published = sorted(name for name, service in services.items() if service.get("ports"))
+    published = sorted(name for name, service in deployed().items() if service.get("ports"))
     assert published == ["front"]
+    for name, service in services.items():
+        if name not in deployed():
+            assert all(p.startswith("127.0.0.1:") for p in service.get("ports", [])), name
 
 
 def test_every_service_command_exists_in_the_package() -> None:
-    services = compose()["services"]
+    services = deployed()
     assert {"redis", "api", "streams", "front", "worker", "scheduler"} <= set(services)
     subcommands = set(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
     for name, service in services.items():
