@@ -227,9 +227,9 @@ def test_the_served_report_of_an_empty_store_says_not_enough_hands() -> None:
 def test_the_command_says_not_enough_hands_in_english(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import service.cli
+    import service.cli.upkeep
 
-    monkeypatch.setattr(service.cli, "_store", lambda args, settings=None: empty_store())
+    monkeypatch.setattr(service.cli.upkeep, "open_store", lambda args, settings=None: empty_store())
     assert cli(["fairness"]) == 0
     out = capsys.readouterr().out
     assert f"{NOT_ENOUGH}: no finished game has been counted yet." in out
