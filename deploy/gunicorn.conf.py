@@ -15,6 +15,8 @@ requests). See docs/operations.md, "The front is required".
 
 import os
 
+from service.gunicornlogs import logconfig_dict as logconfig
+
 bind = os.environ.get("CARDROOM_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("CARDROOM_API_PROCESSES", "2"))
 worker_class = "gthread"
@@ -23,9 +25,11 @@ os.environ.setdefault("CARDROOM_STREAMS_MAX", str(max(1, threads // 2)))
 timeout = 60
 graceful_timeout = 20
 keepalive = 5
-# Access logs come from the app itself, one JSON line per request.
 accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("CARDROOM_LOG_LEVEL", "info").lower()
+# One JSON line per record, as the app's own (service/gunicornlogs.py); the app
+# logs each request itself, gunicorn's access lines only with CARDROOM_GUNICORN_ACCESS_LOG=1.
+logconfig_dict = logconfig(loglevel, os.environ.get("CARDROOM_GUNICORN_ACCESS_LOG") == "1")
 limit_request_line = 8190
 limit_request_fields = 100
