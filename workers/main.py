@@ -9,13 +9,13 @@ import time
 from typing import Any, Final
 
 import redis
-from rq import SimpleWorker
 
 from service.config import Settings
 from service.logs import setup_logging
 from service.runtime import Runtime
 
 from .context import context, install
+from .rqworker import CardroomWorker
 from .timers import Ticker
 
 log = logging.getLogger("cardroom.worker")
@@ -75,8 +75,11 @@ def run_worker(settings: Settings, *, burst: bool = False, with_scheduler: bool 
     while True:
         # Jobs are short and many: run them in this process (its caches stay warm)
         # rather than in a fresh interpreter per job.
-        worker = SimpleWorker(
-            [runtime.queue], connection=runtime.queue_redis, exception_handlers=[log_failure]
+        worker = CardroomWorker(
+            [runtime.queue],
+            connection=runtime.queue_redis,
+            exception_handlers=[log_failure],
+            worker_ttl=worker_ttl(settings),
         )
         try:
             worker.work(burst=burst, with_scheduler=False, logging_level=settings.log_level)
@@ -93,9 +96,16 @@ def run_worker(settings: Settings, *, burst: bool = False, with_scheduler: bool 
         _await_redis(runtime.queue_redis)
 
 
-def _stop_requested(worker: Any) -> bool:
-    """Whether SIGTERM or SIGINT ended the loop (RQ's own record of it)."""
-    return bool(worker._stop_requested or worker._shutdown_requested_date is not None)
+def _stop_requested(worker: CardroomWorker) -> bool:
+    """Whether SIGTERM or SIGINT ended the loop (the worker's own record of it)."""
+    return worker.signalled
+
+
+def worker_ttl(settings: Settings) -> int:
+    """The RQ ``worker_ttl`` that makes an idle worker beat at least every half of
+    ``CARDROOM_WORKER_HEARTBEAT_MAX_AGE_S`` (RQ beats before each blocking
+    dequeue, which waits ``worker_ttl - 15`` s)."""
+    return 15 + max(1, int(settings.worker_heartbeat_max_age_s / 2))
 
 
 def _await_redis(client: Any, pause_s: float = 0.2, longest_s: float = 5.0) -> None:
