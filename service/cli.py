@@ -82,6 +82,9 @@ def _add_running_commands(sub: _Subparsers, data: argparse.ArgumentParser) -> No
     )
     p.add_argument("--burst", action="store_true", help="quit when the queue is empty")
     p.add_argument(
+        "--check", action="store_true", help="exit 0 iff this host's worker beat recently"
+    )
+    p.add_argument(
         "--no-scheduler",
         action="store_true",
         help="do not fire timers or take reconciler passes here",
@@ -294,6 +297,11 @@ def _quiet_request_handler() -> type:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from workers.main import run_worker
+
+    if args.check:
+        from workers.check import check
+
+        return check(load_settings())
 
     return run_worker(load_settings(), burst=args.burst, with_scheduler=not args.no_scheduler)
 
