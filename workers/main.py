@@ -26,7 +26,8 @@ FOLLOWUP_JOBS: Final = ("workers.jobs.process_game", "workers.jobs.drain_followu
 
 
 def log_failure(job: Any, exc_type: type[BaseException], exc: BaseException, tb: Any) -> bool:
-    """Name the game, version and reason of a failed job (then let RQ retry or file it)."""
+    """Name the game, version and reason of a failed job, with its traceback (then
+    let RQ retry or file it)."""
     meta: dict[str, Any] = dict(getattr(job, "meta", None) or {})
     args: tuple[Any, ...] = tuple(getattr(job, "args", ()) or ())
     name = getattr(job, "func_name", "")
@@ -42,6 +43,7 @@ def log_failure(job: Any, exc_type: type[BaseException], exc: BaseException, tb:
             "version": version,
             "reason": f"{exc_type.__name__}: {exc}",
         },
+        exc_info=(exc_type, exc, tb),
     )
     if name in FOLLOWUP_JOBS and game_id:
         _retry_later(str(game_id))

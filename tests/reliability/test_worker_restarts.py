@@ -33,8 +33,11 @@ class FakeWorker:
     outcomes: ClassVar[list[Outcome]] = []
     made: ClassVar[int] = 0
 
+    options: ClassVar[dict[str, Any]] = {}
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         FakeWorker.made += 1
+        FakeWorker.options = kwargs
         self.signalled = False
 
     def work(self, **kwargs: Any) -> bool:
@@ -78,6 +81,25 @@ def test_a_requested_stop_and_a_burst_end_the_process(waits: list[object]) -> No
     assert run("stopped") == 0
     assert run("done", burst=True) == 0
     assert FakeWorker.made == 2 and not waits
+
+
+@pytest.mark.parametrize("max_age_s", [2, 60, 3600])
+def test_an_idle_worker_beats_within_half_the_heartbeat_age(
+    waits: list[object], fake_redis: redis.Redis, max_age_s: float
+) -> None:
+    """RQ beats before each blocking wait for a job, which lasts its dequeue
+    timeout: ``run_worker`` makes that at most half of the setting."""
+    settings = load_settings(
+        redis_url="redis://127.0.0.1:1/0", worker_heartbeat_max_age_s=max_age_s
+    )
+    FakeWorker.outcomes = ["stopped"]
+    assert main.run_worker(settings, with_scheduler=False) == 0
+    ttl = FakeWorker.options["worker_ttl"]
+    assert ttl == main.worker_ttl(settings)
+    worker = CardroomWorker(
+        [Queue("q", connection=fake_redis)], connection=fake_redis, worker_ttl=ttl
+    )
+    assert worker.dequeue_timeout <= max_age_s / 2
 
 
 def test_the_worker_records_a_sigterm_itself(fake_redis: redis.Redis) -> None:
