@@ -10,7 +10,7 @@ only has to be above them.
 
 import os
 
-from service.gunicornlogs import logconfig_dict as logconfig
+from service.gunicornlogs import logconfig_dict as json_logconfig
 
 bind = os.environ.get("CARDROOM_STREAM_BIND", "0.0.0.0:8001")
 workers = int(os.environ.get("CARDROOM_STREAM_PROCESSES", "1"))
@@ -24,6 +24,6 @@ accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("CARDROOM_LOG_LEVEL", "info").lower()
 # JSON lines, as the API's (deploy/gunicorn.conf.py, service/gunicornlogs.py)
-logconfig_dict = logconfig(loglevel, os.environ.get("CARDROOM_GUNICORN_ACCESS_LOG") == "1")
+logconfig_dict = json_logconfig(loglevel, os.environ.get("CARDROOM_GUNICORN_ACCESS_LOG") == "1")
 limit_request_line = 8190
 limit_request_fields = 100

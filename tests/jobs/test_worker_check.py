@@ -71,3 +71,18 @@ def test_the_command_exits_by_the_heartbeat(real_redis: redis.Redis) -> None:
         [CARDROOM, "worker", "--check"], env=env, capture_output=True, text=True, timeout=60
     )
     assert run.returncode == 0, run.stderr
+
+
+def test_the_workers_compose_health_check_is_this_command() -> None:
+    """deploy/compose.yaml checks a worker by its heartbeat, not by a Redis ping."""
+    import yaml
+
+    from service.cli import build_parser
+
+    compose = yaml.safe_load(
+        (Path(__file__).resolve().parents[2] / "deploy" / "compose.yaml").read_text()
+    )
+    test = compose["services"]["worker"]["healthcheck"]["test"]
+    assert test[:2] == ["CMD", "cardroom"]
+    args = build_parser().parse_args(test[2:])
+    assert args.command == "worker" and args.check
