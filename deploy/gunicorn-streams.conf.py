@@ -11,6 +11,7 @@ only has to be above them.
 import os
 
 from service import multiproc
+from service.gunicornlogs import logconfig_dict as json_logconfig
 
 bind = os.environ.get("CARDROOM_STREAM_BIND", "0.0.0.0:8001")
 workers = int(os.environ.get("CARDROOM_STREAM_PROCESSES", "1"))
@@ -29,6 +30,8 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("CARDROOM_LOG_LEVEL", "info").lower()
+# JSON lines, as the API's (deploy/gunicorn.conf.py, service/gunicornlogs.py)
+logconfig_dict = json_logconfig(loglevel, os.environ.get("CARDROOM_GUNICORN_ACCESS_LOG") == "1")
 limit_request_line = 8190
 limit_request_fields = 100
 # Prometheus multiprocess mode: /metrics adds up every process's samples

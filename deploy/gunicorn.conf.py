@@ -16,6 +16,7 @@ requests). See docs/operations.md, "The front is required".
 import os
 
 from service import multiproc
+from service.gunicornlogs import logconfig_dict as json_logconfig
 
 bind = os.environ.get("CARDROOM_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("CARDROOM_API_PROCESSES", "2"))
@@ -35,6 +36,9 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("CARDROOM_LOG_LEVEL", "info").lower()
+# One JSON line per record, as the app's own (service/gunicornlogs.py); the app
+# logs each request itself, gunicorn's access lines only with CARDROOM_GUNICORN_ACCESS_LOG=1.
+logconfig_dict = json_logconfig(loglevel, os.environ.get("CARDROOM_GUNICORN_ACCESS_LOG") == "1")
 limit_request_line = 8190
 limit_request_fields = 100
 # Prometheus multiprocess mode: /metrics adds up every process's samples

@@ -196,6 +196,9 @@ class Problem(_Response):
     option: str | None = None
     field: str | None = None
     current_version: int | None = None
+    request_id: str | None = Field(
+        default=None, description="The request's id (`X-Request-Id`), as in the server's logs."
+    )
 
 
 class GameCreated(_Response):
@@ -379,8 +382,14 @@ class Live(_Response):
 
 
 class Ready(_Response):
-    """``/readyz``: Redis answers and takes writes."""
+    """``/readyz``: Redis answers, takes writes and holds the scripts; for the API,
+    workers beat."""
 
     status: Literal["ready"]
     redis: Literal["ok"]
     writes: Literal["ok"]
+    scripts: Literal["ok"]
+    workers: int | None = Field(
+        default=None,
+        description="Workers whose heartbeat is recent enough (the API only; at least 1).",
+    )

@@ -238,6 +238,16 @@ class Settings(BaseSettings):
     reconcile_interval_s: float = Field(
         default=2.0, gt=0, le=300, description="Pause between two passes of the reconciler."
     )
+    worker_heartbeat_max_age_s: float = Field(
+        default=60,
+        ge=2,
+        le=3600,
+        description=(
+            "How recent a worker's heartbeat must be for /readyz of the API (at least one) "
+            "and for `cardroom worker --check` (this host's); workers beat at least every "
+            "half of it."
+        ),
+    )
     reconcile_batch: int = Field(
         default=200, ge=1, le=10_000, description="Games one pass of the reconciler checks at most."
     )

@@ -12,12 +12,12 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import redis
 from rq import Queue
 
-from . import aofcheck
+from . import aofcheck, requestid
 from .config import Settings
 from .store.clients import require_replicas
 from .store.seeds import SeedCipher, default_cipher, is_in_process
@@ -75,6 +75,12 @@ def _host_port(seed: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+class LocalWorker(Protocol):
+    """A worker thread of this process, as :class:`Runtime` knows it."""
+
+    def heartbeat_age_s(self) -> float | None: ...
+
+
 @dataclass
 class Runtime:
     settings: Settings
@@ -89,6 +95,9 @@ class Runtime:
     _service: GameService | None = field(default=None, init=False)
     wake: threading.Event = field(default_factory=threading.Event, init=False)
     """Set on every enqueue: the embedded worker waits on it instead of polling."""
+    local_worker: LocalWorker | None = field(default=None, init=False)
+    """The worker running in this process (``cardroom serve``'s embedded one), if
+    any: ``/readyz`` reads its heartbeat instead of RQ's (:mod:`service.heartbeats`)."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Runtime:
@@ -259,9 +268,13 @@ class Runtime:
 
     def enqueue_drain(self, slot: int, token: str) -> None:
         """Enqueue the drain job of ``slot`` (no id of its own, so never refused
-        as a duplicate)."""
+        as a duplicate), with the current request id (:mod:`service.requestid`)
+        in its meta."""
         options = self.job_options("", 0)
         options["meta"] = {"slot": slot}
+        rid = requestid.current()
+        if rid is not None:  # the request that caused it: on the job's log lines too
+            options["meta"]["request_id"] = rid
         self.queue.enqueue(DRAIN_JOB, slot, token, **options)
         self.wake.set()
 

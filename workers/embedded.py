@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
-from rq import SimpleWorker
 from rq.timeouts import TimerDeathPenalty
 
 from service.runtime import Runtime
 
 from .context import WorkerContext, bound, build, use
+from .rqworker import CardroomWorker
 from .timers import Ticker
 
 log = logging.getLogger("cardroom.embedded")
@@ -27,8 +28,8 @@ log = logging.getLogger("cardroom.embedded")
 SHORTEST_WAIT_S = 0.005
 
 
-class ThreadWorker(SimpleWorker):
-    """A SimpleWorker that can live outside the main thread (no signals)."""
+class ThreadWorker(CardroomWorker):
+    """cardroom's worker, living outside the main thread (no signals)."""
 
     death_penalty_class = TimerDeathPenalty
 
@@ -43,6 +44,9 @@ class EmbeddedWorker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._context: WorkerContext | None = None
+        self.last_beat: float | None = None
+        """When (``time.monotonic()``) the loop last went round: its heartbeat,
+        which ``/readyz`` reads (:mod:`service.heartbeats`)."""
         # Its drains do not wait for more: this thread also fires the timers.
         runtime.drains.linger_s = 0.0
 
@@ -56,8 +60,16 @@ class EmbeddedWorker:
 
     def start(self) -> None:
         use(self.context)
+        self.runtime.local_worker = self
         self._thread = threading.Thread(target=self._run, name="cardroom-worker", daemon=True)
         self._thread.start()
+
+    def heartbeat_age_s(self) -> float | None:
+        """Seconds since the loop last went round; ``None`` if it never did or
+        its thread has ended."""
+        if self.last_beat is None or self._thread is None or not self._thread.is_alive():
+            return None
+        return time.monotonic() - self.last_beat
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
@@ -96,8 +108,11 @@ class EmbeddedWorker:
         ticker.reconcile_every_s = self.reconcile_every_s
         worker = self._worker()
         wake = self.runtime.wake
+        beat_s = self.runtime.settings.worker_heartbeat_max_age_s / 2
         while not self._stop.is_set():
-            wait_s = self.reconcile_every_s
+            self.last_beat = time.monotonic()
+            # at least twice within CARDROOM_WORKER_HEARTBEAT_MAX_AGE_S, idle or not
+            wait_s = min(self.reconcile_every_s, beat_s)
             try:
                 ticker.tick()
                 worker.work(burst=True, logging_level="WARNING")

@@ -9,7 +9,6 @@ import time
 from typing import Any, Final
 
 import redis
-from rq import SimpleWorker
 
 from service.config import Settings
 from service.logs import setup_logging
@@ -17,6 +16,7 @@ from service.runtime import Runtime
 from service.scrape import serve_worker_metrics
 
 from .context import context, install
+from .rqworker import CardroomWorker
 from .timers import Ticker
 
 log = logging.getLogger("cardroom.worker")
@@ -27,7 +27,8 @@ FOLLOWUP_JOBS: Final = ("workers.jobs.process_game", "workers.jobs.drain_followu
 
 
 def log_failure(job: Any, exc_type: type[BaseException], exc: BaseException, tb: Any) -> bool:
-    """Name the game, version and reason of a failed job (then let RQ retry or file it)."""
+    """Name the game, version and reason of a failed job, with its traceback (then
+    let RQ retry or file it)."""
     meta: dict[str, Any] = dict(getattr(job, "meta", None) or {})
     args: tuple[Any, ...] = tuple(getattr(job, "args", ()) or ())
     name = getattr(job, "func_name", "")
@@ -43,6 +44,7 @@ def log_failure(job: Any, exc_type: type[BaseException], exc: BaseException, tb:
             "version": version,
             "reason": f"{exc_type.__name__}: {exc}",
         },
+        exc_info=(exc_type, exc, tb),
     )
     if name in FOLLOWUP_JOBS and game_id:
         _retry_later(str(game_id))
@@ -78,8 +80,11 @@ def run_worker(settings: Settings, *, burst: bool = False, with_scheduler: bool 
     while True:
         # Jobs are short and many: run them in this process (its caches stay warm)
         # rather than in a fresh interpreter per job.
-        worker = SimpleWorker(
-            [runtime.queue], connection=runtime.queue_redis, exception_handlers=[log_failure]
+        worker = CardroomWorker(
+            [runtime.queue],
+            connection=runtime.queue_redis,
+            exception_handlers=[log_failure],
+            worker_ttl=worker_ttl(settings),
         )
         try:
             worker.work(burst=burst, with_scheduler=False, logging_level=settings.log_level)
@@ -96,9 +101,16 @@ def run_worker(settings: Settings, *, burst: bool = False, with_scheduler: bool 
         _await_redis(runtime.queue_redis)
 
 
-def _stop_requested(worker: Any) -> bool:
-    """Whether SIGTERM or SIGINT ended the loop (RQ's own record of it)."""
-    return bool(worker._stop_requested or worker._shutdown_requested_date is not None)
+def _stop_requested(worker: CardroomWorker) -> bool:
+    """Whether SIGTERM or SIGINT ended the loop (the worker's own record of it)."""
+    return worker.signalled
+
+
+def worker_ttl(settings: Settings) -> int:
+    """The RQ ``worker_ttl`` that makes an idle worker beat at least every half of
+    ``CARDROOM_WORKER_HEARTBEAT_MAX_AGE_S`` (RQ beats before each blocking
+    dequeue, which waits ``worker_ttl - 15`` s)."""
+    return 15 + max(1, int(settings.worker_heartbeat_max_age_s / 2))
 
 
 def _await_redis(client: Any, pause_s: float = 0.2, longest_s: float = 5.0) -> None:

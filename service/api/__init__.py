@@ -22,6 +22,7 @@ from service.web import bp as web_pages
 from . import errors, events, fairness, floor, games, meta, moves, replays, seats
 from .followups import deferred, init_followups
 from .limits import init_cors, init_limits
+from .requestids import init_request_ids
 from .streamcaps import StreamSlots
 
 
@@ -69,6 +70,7 @@ def create_app(
     app.extensions["cardroom_runtime"] = runtime
     app.extensions["cardroom_streams"] = StreamSlots.from_settings(settings)
     app.extensions["cardroom"] = runtime.service(*deferred(runtime))
+    init_request_ids(app)
     init_followups(app, runtime)
 
     errors.register(app)

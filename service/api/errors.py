@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from schemas.moves import BodyError, body_error
+from service import requestid
 from service.engines.base import OptionError, RuleError
 from service.engines.cards import CardError
 from service.engines.shuffle import SeedError
@@ -79,6 +80,9 @@ def problem(
 ) -> Response:
     body = {"type": TYPE_BASE + slug, "title": title, "status": status, "detail": detail}
     body.update({k: v for k, v in extra.items() if v is not None})
+    rid = requestid.current()
+    if rid is not None:  # the request's id, to find its log lines
+        body["request_id"] = rid
     return Response(json.dumps(body), status=status, mimetype=PROBLEM, headers=headers)
 
 
@@ -256,7 +260,7 @@ def _store_unavailable(exc: Exception) -> Response:
     )
 
 
-def writes_refused(reason: Reason) -> Response:
+def writes_refused(reason: Reason, **extra: Any) -> Response:
     """503 ``store-read-only``: Redis refuses writes (full, failing to persist, or a
     replica) and still serves reads. Nothing was written; the same request may be
     sent again after ``Retry-After``. Counted and, once per change, logged."""
@@ -270,6 +274,7 @@ def writes_refused(reason: Reason) -> Response:
         "Retry-After seconds",
         headers={"Retry-After": str(RETRY_AFTER_S[reason])},
         reason=reason,
+        **extra,
     )
 
 

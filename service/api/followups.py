@@ -19,15 +19,20 @@ from typing import Any
 
 from flask import Flask, Response, g, has_request_context
 
+from service import requestid
 from service.repository import Followup, StartDrain
 from service.runtime import Runtime
 
 log = logging.getLogger("cardroom.api")
 
 
+Pending = list[tuple[Callable[..., None], tuple[Any, ...], str | None]]
+"""What a request leaves to send, each with the request's id (for the jobs' meta)."""
+
+
 def _later(send: Callable[..., None], *args: Any) -> None:
     if has_request_context():
-        g.setdefault("followups", []).append((send, args))
+        g.setdefault("followups", []).append((send, args, requestid.current()))
     else:
         send(*args)
 
@@ -45,10 +50,11 @@ def deferred(runtime: Runtime) -> tuple[Followup, StartDrain]:
     return followup, start_drain
 
 
-def _send_all(pending: list[tuple[Callable[..., None], tuple[Any, ...]]]) -> None:
-    for send, args in pending:
+def _send_all(pending: Pending) -> None:
+    for send, args, rid in pending:
         try:
-            send(*args)
+            with requestid.bound(rid):  # the response has gone: the id is no longer current
+                send(*args)
         except Exception:
             log.exception("could not send %s(%s, ...) to the workers", send.__name__, args[0])
 

@@ -252,9 +252,12 @@ OPS: Final = (
         "get",
         "/readyz",
         "Readiness",
-        "Answers 200 when Redis answers and takes writes; 503 `store-read-only` (with "
-        "`reason` and `Retry-After`) while it refuses them (maxmemory, failing "
-        "persistence, a replica), 503 `unavailable` when it does not answer.",
+        "Answers 200 when Redis answers, takes writes and holds the service's Lua scripts "
+        "and, for the API, a worker's heartbeat is at most "
+        "CARDROOM_WORKER_HEARTBEAT_MAX_AGE_S old. Else 503 naming the failed `check` "
+        "(`redis`, `writes`, `scripts`, `workers`): `store-read-only` (with `reason` and "
+        "`Retry-After`) while Redis refuses writes (maxmemory, failing persistence, a "
+        "replica), `unavailable` otherwise.",
         "meta",
         200,
         api.Ready,

@@ -19,6 +19,9 @@ def register(sub: Subparsers, data: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--burst", action="store_true", help="quit when the queue is empty")
     p.add_argument(
+        "--check", action="store_true", help="exit 0 iff this host's worker beat recently"
+    )
+    p.add_argument(
         "--no-scheduler",
         action="store_true",
         help="do not fire timers or take reconciler passes here",
@@ -36,6 +39,11 @@ def register(sub: Subparsers, data: argparse.ArgumentParser) -> None:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from workers.main import run_worker
+
+    if args.check:
+        from workers.check import check
+
+        return check(load_settings())
 
     return run_worker(load_settings(), burst=args.burst, with_scheduler=not args.no_scheduler)
 

@@ -6,6 +6,7 @@ import re
 
 import pytest
 from flask.testing import FlaskClient
+from rq import Worker
 
 from service.games import GameService
 from tests.testredis import client_of
@@ -60,7 +61,14 @@ def test_healthz(
 def test_readyz_and_livez(
     client: FlaskClient, service: GameService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert client.get("/readyz").get_json() == {"status": "ready", "redis": "ok", "writes": "ok"}
+    Worker([service.runtime.queue], connection=service.runtime.queue_redis).register_birth()
+    assert client.get("/readyz").get_json() == {
+        "status": "ready",
+        "redis": "ok",
+        "writes": "ok",
+        "scripts": "ok",
+        "workers": 1,
+    }
     assert client.get("/livez").get_json() == {"status": "ok"}
 
     def down(*args: object, **kwargs: object) -> None:

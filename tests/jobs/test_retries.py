@@ -3,6 +3,7 @@ scheduler), then land in RQ's failed registry with a log line naming the game.""
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
@@ -10,6 +11,7 @@ from rq.job import Job
 from rq.registry import FailedJobRegistry
 
 from service.config import load_settings
+from service.logs import JsonFormatter
 from service.runtime import Runtime
 from service.store import keys
 from workers.context import install
@@ -32,6 +34,9 @@ def test_a_job_that_keeps_failing_is_retried_then_filed(caplog: pytest.LogCaptur
     last = failures[-1]
     assert last.game_id == "no-such-game"  # type: ignore[attr-defined]
     assert "GameNotFound" in last.reason or "no game" in last.reason  # type: ignore[attr-defined]
+    line = json.loads(JsonFormatter().format(last))  # as the worker writes it: with its stack
+    assert line["traceback"].startswith("Traceback (most recent call last):")
+    assert "GameNotFound" in line["traceback"]
     assert any(r.getMessage() == "follow-up retries spent" for r in caplog.records)
     registry = FailedJobRegistry(queue=runtime.queue)  # type: ignore[no-untyped-call]
     filed = registry.get_job_ids()

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 import redis
 from flask.testing import FlaskClient
+from rq import Worker
 
 from service.api import create_app
 from service.config import load_settings
@@ -41,10 +42,12 @@ FILLER = "cardroom:{filler}:"
 
 
 def app_on(url: str) -> tuple[FlaskClient, GameService]:
+    """The app on ``url``, with a worker registered there (so that ``/readyz`` is
+    about Redis alone)."""
     settings = load_settings(redis_url=url, rate_limit="100000/second", bot_delay_s=0)
-    app = create_app(
-        settings, Runtime.from_settings(settings), {"TESTING": True, "RATELIMIT_ENABLED": False}
-    )
+    runtime = Runtime.from_settings(settings)
+    app = create_app(settings, runtime, {"TESTING": True, "RATELIMIT_ENABLED": False})
+    Worker([runtime.queue], connection=runtime.queue_redis).register_birth()
     return app.test_client(), app.extensions["cardroom"]
 
 

@@ -12,41 +12,47 @@ loop itself is checked with a stand-in worker.
 
 from __future__ import annotations
 
+import os
+import signal
 from typing import Any, ClassVar
 
 import pytest
 import redis
+from rq import Queue
 
 from service.config import load_settings
 from workers import main
+from workers.rqworker import CardroomWorker
 
 Outcome = BaseException | str
 
 
 class FakeWorker:
-    """Stands in for RQ's SimpleWorker: each instance plays the next scripted outcome."""
+    """Stands in for cardroom's worker: each instance plays the next scripted outcome."""
 
     outcomes: ClassVar[list[Outcome]] = []
     made: ClassVar[int] = 0
 
+    options: ClassVar[dict[str, Any]] = {}
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         FakeWorker.made += 1
-        self._stop_requested = False
-        self._shutdown_requested_date: object = None
+        FakeWorker.options = kwargs
+        self.signalled = False
 
     def work(self, **kwargs: Any) -> bool:
         outcome = FakeWorker.outcomes.pop(0)
         if isinstance(outcome, BaseException):
             raise outcome
-        if outcome == "stopped":  # SIGTERM: RQ records the request, then returns
-            self._shutdown_requested_date = object()
+        if outcome == "stopped":  # SIGTERM: the worker records it, then returns
+            self.signalled = True
         return True
 
 
 @pytest.fixture
 def waits(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     seen: list[object] = []
-    monkeypatch.setattr(main, "SimpleWorker", FakeWorker)
+    monkeypatch.setattr(main, "CardroomWorker", FakeWorker)
     monkeypatch.setattr(main, "_await_redis", seen.append)
     FakeWorker.made = 0
     return seen
@@ -75,6 +81,42 @@ def test_a_requested_stop_and_a_burst_end_the_process(waits: list[object]) -> No
     assert run("stopped") == 0
     assert run("done", burst=True) == 0
     assert FakeWorker.made == 2 and not waits
+
+
+@pytest.mark.parametrize("max_age_s", [2, 60, 3600])
+def test_an_idle_worker_beats_within_half_the_heartbeat_age(
+    waits: list[object], fake_redis: redis.Redis, max_age_s: float
+) -> None:
+    """RQ beats before each blocking wait for a job, which lasts its dequeue
+    timeout: ``run_worker`` makes that at most half of the setting."""
+    settings = load_settings(
+        redis_url="redis://127.0.0.1:1/0", worker_heartbeat_max_age_s=max_age_s
+    )
+    FakeWorker.outcomes = ["stopped"]
+    assert main.run_worker(settings, with_scheduler=False) == 0
+    ttl = FakeWorker.options["worker_ttl"]
+    assert ttl == main.worker_ttl(settings)
+    worker = CardroomWorker(
+        [Queue("q", connection=fake_redis)], connection=fake_redis, worker_ttl=ttl
+    )
+    assert worker.dequeue_timeout <= max_age_s / 2
+
+
+def test_the_worker_records_a_sigterm_itself(fake_redis: redis.Redis) -> None:
+    """A SIGTERM during a job (here the job sends it) ends RQ's loop after the job,
+    and the worker says so through its own record, which ``run_worker`` reads."""
+    queue = Queue("signals", connection=fake_redis)
+    queue.enqueue(os.kill, os.getpid(), signal.SIGTERM)
+    worker = CardroomWorker([queue], connection=fake_redis)
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    try:
+        worker.work(burst=False, logging_level="WARNING")
+    finally:
+        signal.signal(signal.SIGTERM, before[0])
+        signal.signal(signal.SIGINT, before[1])
+    assert worker.signalled
+    assert main._stop_requested(worker)
+    assert not main._stop_requested(CardroomWorker([queue], connection=fake_redis))
 
 
 def test_the_timers_loop_rides_out_redis_being_away(monkeypatch: pytest.MonkeyPatch) -> None:
