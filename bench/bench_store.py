@@ -35,8 +35,7 @@ from typing import Any
 
 import redis
 
-from schemas.codec import pack_event
-from schemas.compact import expand
+from schemas import entries as stored_form
 from service.devstack import new_game, play
 from service.engines import table
 from service.engines.base import Event
@@ -105,7 +104,7 @@ def bench_appends(
         events = renamed(events, game_id)
         for start in range(0, len(events), CHUNK):
             chunk = events[start : start + CHUNK]
-            packed = [pack_event(e) for e in chunk]
+            packed = [stored_form.pack(e) for e in chunk]
 
             def through_store(
                 chunk: list[Event] = chunk, start: int = start, game_id: str = game_id
@@ -113,9 +112,9 @@ def bench_appends(
                 for version, event in enumerate(chunk, start=start):
                     store.append(game_id, [event], version)
 
-            def bare(packed: list[tuple[str, int, bytes]] = packed) -> None:
-                for t, v, d in packed:
-                    r.xadd(RAW_KEY, {"t": t, "v": v, "d": d})
+            def bare(packed: list[bytes] = packed) -> None:
+                for data in packed:
+                    r.xadd(RAW_KEY, {stored_form.FIELD: data})
 
             pairs.time(len(chunk), through_store, bare)
         r.delete(RAW_KEY)
@@ -130,8 +129,7 @@ def bench_replay(r: redis.Redis, store: EventStore, game_id: str, count: int, pa
     def bare() -> None:
         rows: Any = r.xrange(keys.events(game_id))
         for _, fields in rows:
-            data = fields[b"d"]
-            json.loads(data if data[:1] == b"{" else expand(data))
+            json.loads(fields[stored_form.FIELD])
 
     pairs.time(count, replay, bare)
 
