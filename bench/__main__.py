@@ -1,4 +1,6 @@
-"""Run every benchmark in turn: ``python -m bench [--quick]``. Each prints its figures."""
+"""Run every benchmark in turn: ``python -m bench [--quick]``. Each prints its figures;
+the lines a benchmark starts with ``target `` (a target and the figure against it)
+are printed again at the end, on one screen."""
 
 from __future__ import annotations
 
@@ -24,10 +26,25 @@ BENCHES = (
 
 def main() -> int:
     extra = sys.argv[1:]
-    failed = 0
+    failed: list[str] = []
+    targets: list[str] = []
     for module in BENCHES:
         print(f"\n=== {module} {' '.join(extra)}", flush=True)
-        failed += subprocess.call([sys.executable, "-m", module, *extra]) != 0
+        proc = subprocess.Popen(
+            [sys.executable, "-m", module, *extra], stdout=subprocess.PIPE, text=True
+        )
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            print(line, end="", flush=True)
+            if line.startswith("target "):
+                targets.append(line.rstrip())
+        if proc.wait() != 0:
+            failed.append(module)
+    print("\n=== summary: each target and the figure against it")
+    for line in targets:
+        print(line.removeprefix("target "))
+    for module in failed:
+        print(f"{module}: failed")
     return 1 if failed else 0
 
 

@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from schemas.codec import encode_state, pack_event, state_schema_id
+from schemas import entries as stored_form
+from schemas.codec import encode_state, state_schema_id
 from service.engines.base import Event
 from service.engines.table import GameCreated, Table
 
@@ -41,7 +42,10 @@ ARGS: Final = (
     "to_act",
     "limit_ms",
 )
-"""The append script's named arguments, ``ARGV[1..18]``; four per event follow."""
+"""The append script's named arguments, ``ARGV[1..18]``; four per event follow:
+an event's in the second stored form (:mod:`schemas.entries`) is ``(type,
+'', its e field, '')``, an entry in the first form ``(type, schema_version,
+data, at_ms)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,9 +166,8 @@ class Append:
             **self._projected(settings),
         }
         args: list[Any] = [named[name] for name in ARGS]
-        for event in self.events:
-            args.extend(pack_event(event))
-            args.append("")  # at_ms: the server's time
+        for event in self.events:  # the second stored form (one field), at the server's time
+            args.extend((event.type, "", stored_form.pack(event), ""))
         for entry in self.entries:
             args.extend(entry)
         return self._keys(settings), args

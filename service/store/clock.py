@@ -43,7 +43,8 @@ from .clients import run_script
 LUA: Final = """
 local function clock_ms()
   local t = redis.call('TIME')
-  return t[1] .. string.format('%03d', math.floor(tonumber(t[2]) / 1000))
+  -- the ms of the microseconds, zero-padded: '1' .. six digits, then three of them
+  return t[1] .. string.sub(1000000 + t[2], 2, 4)
 end
 local function turn_deadline(began_ms, limit_ms)
   return tonumber(began_ms) + tonumber(limit_ms)

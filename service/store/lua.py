@@ -49,8 +49,10 @@ APPEND: Final = lua_fields(
 -- ARGV[16] idle: the seats with no turn now
 -- ARGV[17] to_act: the seats to act
 -- ARGV[18] limit_ms: the turn limit in ms ('': none)
--- then four per event, from ARGV[19]: type, schema_version, fields JSON,
--- at_ms ('' = now).
+-- then four per event, from ARGV[19]: type, schema_version, data, at_ms
+-- ('' = now). An event in the second stored form (schemas.entries) has ''
+-- as its schema_version and is one field 'e' (its data; the type is not
+-- stored); else the entry has the first form's 't', 'v' and 'd'.
 -- Returns {2, record} for a repeated key, {0, version} on a stale
 -- expected version (or a last entry other than ARGV[11]), else
 -- {1, first_version, last_version, last_at_ms, fresh, slot, projected}:
@@ -110,8 +112,12 @@ for i = 19, #ARGV, 4 do
     at = now
   end
   version = version + 1
-  redis.call('XADD', KEYS[1], version .. '-' .. at,
-    't', ARGV[i], 'v', ARGV[i + 1], 'd', ARGV[i + 2])
+  if ARGV[i + 1] == '' then
+    redis.call('XADD', KEYS[1], version .. '-' .. at, 'e', ARGV[i + 2])
+  else
+    redis.call('XADD', KEYS[1], version .. '-' .. at,
+      't', ARGV[i], 'v', ARGV[i + 1], 'd', ARGV[i + 2])
+  end
   last_at = at
 end
 if idem then
@@ -149,8 +155,7 @@ if snap then
 end
 if lag then
   local added = version - current
-  local behind = tonumber(redis.call('ZSCORE', KEYS[lag], ARGV[6]) or '0') + added
-  redis.call('ZADD', KEYS[lag], behind, ARGV[6])
+  redis.call('ZINCRBY', KEYS[lag], added, ARGV[6])
   redis.call('INCRBY', KEYS[lag + 1], added)
 end
 local fresh = redis.call('INCR', KEYS[2])

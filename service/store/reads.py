@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
+from schemas import entries as stored_form
 from schemas.codec import EventDecodeError, decode_state, entry_reader, state_schema_id
 from schemas.compact import expand
 from service.engines.base import Event
@@ -43,7 +44,8 @@ class StoredEvent:
 @dataclass(frozen=True, slots=True)
 class RawEvent:
     """A stream entry as stored, not decoded (for exports and audits);
-    ``data`` is the fields' JSON (inflated if it was stored deflated)."""
+    ``data`` is the fields' JSON (inflated if it was stored deflated; an
+    entry of the second stored form as the first would hold it)."""
 
     version: int
     at_ms: int
@@ -208,8 +210,13 @@ class StreamReads:
         out: list[RawEvent] = []
         for entry_id, fields in self._xrange(game_id, after, limit):
             version, at_ms = _split_id(entry_id)
-            data = expand(fields[b"d"])
-            out.append(RawEvent(version, at_ms, fields[b"t"].decode(), int(fields[b"v"]), data))
+            packed = fields.get(stored_form.FIELD)
+            if packed is not None:
+                type_name, schema_version, data = stored_form.as_first_form(packed)
+            else:
+                type_name, schema_version = fields[b"t"].decode(), int(fields[b"v"])
+                data = expand(fields[b"d"])
+            out.append(RawEvent(version, at_ms, type_name, schema_version, data))
         return out
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
@@ -247,20 +254,35 @@ class StreamReads:
         return cast(Rows, rows or [])
 
     def _decode(self, game: str, rows: Rows) -> list[StoredEvent]:
-        read = entry_reader(game)
+        """Each entry in one pass, in either stored form: the second
+        (:mod:`schemas.entries`, one field) read by its typed fast path, the
+        first (``t``, ``v``, ``d``) validated and, if older, upcast."""
+        read = stored_form.reader(game)
+        read_first = entry_reader(game)
+        packed_field = stored_form.FIELD
         out: list[StoredEvent] = []
         append = out.append
         for entry_id, fields in rows:
             ms, _, seq = entry_id.partition(b"-")
-            append(StoredEvent(int(ms), int(seq), read(fields[b"t"], fields[b"v"], fields[b"d"])))
+            packed = fields.get(packed_field)
+            if packed is not None:
+                event = read(packed)
+            else:
+                event = read_first(fields[b"t"], fields[b"v"], fields[b"d"])
+            append(StoredEvent(int(ms), int(seq), event))
         return out
 
     def _remember(self, game_id: str, first_fields: dict[bytes, bytes]) -> str:
-        if first_fields[b"t"] != GameCreated.type.encode():
+        packed = first_fields.get(stored_form.FIELD)
+        if packed is not None:
+            type_name, _, data = stored_form.as_first_form(packed)
+        else:
+            type_name, data = first_fields[b"t"].decode(), expand(first_fields[b"d"])
+        if type_name != GameCreated.type:
             raise EventDecodeError(
-                "unknown", first_fields[b"t"], f"game {game_id!r} does not start with GameCreated"
+                "unknown", type_name, f"game {game_id!r} does not start with GameCreated"
             )
-        created = json.loads(expand(first_fields[b"d"]))
+        created = json.loads(data)
         game: str = created["game"]
         if len(self._games) >= GAMES_REMEMBERED:
             self._games.clear()

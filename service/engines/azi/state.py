@@ -11,10 +11,11 @@ negative or a settlement that does not match the pot.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..base import Event
+from ..evolve import evolve
 from .events import (
     AntesPaid,
     AziDeclared,
@@ -253,7 +254,7 @@ def _antes_paid(state: AziState, e: AntesPaid) -> AziState:
     stacks = tuple(s - a for s, a in zip(state.stacks, e.antes, strict=True))
     if any(s < 0 for s in stacks) or state.pot:
         raise ValueError(f"antes {e.antes} do not fit stacks {state.stacks} / pot {state.pot}")
-    return replace(
+    return evolve(
         state,
         stacks=stacks,
         contributions=tuple(e.antes),
@@ -285,7 +286,7 @@ def _hand_dealt(state: AziState, e: HandDealt) -> AziState:
     )
     if changes["phase"] == BIDDING:
         changes["turn"] = _bidder_after(state, e.dealer, changes)
-    return replace(state, **changes)
+    return evolve(state, **changes)
 
 
 def _discarded(state: AziState, e: Discarded) -> AziState:
@@ -298,14 +299,14 @@ def _discarded(state: AziState, e: Discarded) -> AziState:
         assert state.dealer is not None
         changes["phase"] = BIDDING
         changes["turn"] = _bidder_after(state, state.dealer, changes)
-    return replace(state, **changes)
+    return evolve(state, **changes)
 
 
 def _bid(state: AziState, seat: int, changes: dict[str, Any]) -> AziState:
     """Count the action and pass the turn."""
     changes["actions"] = _add(state.actions, seat, 1)
     changes["turn"] = _bidder_after(state, seat, changes)
-    return replace(state, **changes)
+    return evolve(state, **changes)
 
 
 def _bet_placed(state: AziState, e: BetPlaced) -> AziState:
@@ -331,14 +332,14 @@ def _folded(state: AziState, e: Folded) -> AziState:
 
 def _bidding_ended(state: AziState, e: BiddingEnded) -> AziState:
     short = tuple(flag or s in e.short for s, flag in enumerate(state.short))
-    return replace(state, phase=PLAYING, short=short, leader=e.leader, turn=e.leader)
+    return evolve(state, phase=PLAYING, short=short, leader=e.leader, turn=e.leader)
 
 
 def _card_played(state: AziState, e: CardPlayed) -> AziState:
     hand = tuple(c for c in state.hands[e.seat] if c != e.card)
     trick = (*state.trick, (e.seat, e.card))
     complete = len(trick) == len(state.players_in_play())
-    return replace(
+    return evolve(
         state,
         hands=_set(state.hands, e.seat, hand),
         trick=trick,
@@ -347,7 +348,7 @@ def _card_played(state: AziState, e: CardPlayed) -> AziState:
 
 
 def _trick_taken(state: AziState, e: TrickTaken) -> AziState:
-    return replace(
+    return evolve(
         state,
         tricks=_add(state.tricks, e.winner, 1),
         trick_winners=(*state.trick_winners, e.winner),
@@ -358,11 +359,11 @@ def _trick_taken(state: AziState, e: TrickTaken) -> AziState:
 
 
 def _pot_won(state: AziState, e: PotWon) -> AziState:
-    return replace(state, phase=SETTLING, pot_winner=e.winner, turn=None)
+    return evolve(state, phase=SETTLING, pot_winner=e.winner, turn=None)
 
 
 def _azi_declared(state: AziState, e: AziDeclared) -> AziState:
-    return replace(
+    return evolve(
         state,
         next_dealer=e.dealer,
         replay_seats=tuple(e.takers),
@@ -372,7 +373,7 @@ def _azi_declared(state: AziState, e: AziDeclared) -> AziState:
 
 
 def _bought_in(state: AziState, e: BoughtIn) -> AziState:
-    return replace(
+    return evolve(
         state,
         **_pay(state, e.seat, e.paid),
         replay_seats=tuple(sorted((*state.replay_seats, e.seat))),
@@ -381,7 +382,7 @@ def _bought_in(state: AziState, e: BoughtIn) -> AziState:
 
 
 def _declined(state: AziState, e: Declined) -> AziState:
-    return replace(state, **_buyer_fields(tuple(s for s in state.azi_queue if s != e.seat)))
+    return evolve(state, **_buyer_fields(tuple(s for s in state.azi_queue if s != e.seat)))
 
 
 def _pot_settled(state: AziState, e: PotSettled) -> AziState:
@@ -397,11 +398,11 @@ def _pot_settled(state: AziState, e: PotSettled) -> AziState:
         pot_winner=None,
         azi_count=0,
     )
-    return replace(state, **changes)
+    return evolve(state, **changes)
 
 
 def _leave_requested(state: AziState, e: LeaveRequested) -> AziState:
-    return replace(state, leaving=_set(state.leaving, e.seat, True))
+    return evolve(state, leaving=_set(state.leaving, e.seat, True))
 
 
 def _player_left(state: AziState, e: PlayerLeft) -> AziState:
@@ -411,11 +412,11 @@ def _player_left(state: AziState, e: PlayerLeft) -> AziState:
     }
     if state.phase == AZI_BUY_IN and e.player in state.azi_queue:
         changes.update(_buyer_fields(tuple(s for s in state.azi_queue if s != e.player)))
-    return replace(state, **changes)
+    return evolve(state, **changes)
 
 
 def _match_ended(state: AziState, e: MatchEnded) -> AziState:
-    return replace(state, phase=OVER, over=True, turn=None, end_reason=e.reason)
+    return evolve(state, phase=OVER, over=True, turn=None, end_reason=e.reason)
 
 
 _APPLY: dict[type[Event], Callable[[AziState, Any], AziState]] = {

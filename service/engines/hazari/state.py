@@ -6,10 +6,11 @@ engine checked the move).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
 from ..base import Event
+from ..evolve import evolve
 from .arrange import Groups
 from .events import Arranged, DealScored, Dealt, Hand, MatchEnded, RoundPlayed
 
@@ -42,7 +43,7 @@ class HazariState:
 
 def apply(state: HazariState, event: Event) -> HazariState:
     if isinstance(event, Dealt):
-        return replace(
+        return evolve(
             state,
             phase=ARRANGING,
             deal=event.deal,
@@ -54,17 +55,17 @@ def apply(state: HazariState, event: Event) -> HazariState:
     if isinstance(event, Arranged):
         arrangements = list(state.arrangements)
         arrangements[event.seat] = event.groups
-        return replace(state, arrangements=tuple(arrangements))
+        return evolve(state, arrangements=tuple(arrangements))
     if isinstance(event, RoundPlayed):
         laid = {c for g in event.laid for c in g}
         hands = tuple(tuple(c for c in h if c not in laid) for h in state.hands)
         collected = list(state.collected)
         collected[event.winner] += tuple(c for g in event.laid for c in g)
         rounds = (*state.rounds, event) if event.round > 1 else (event,)
-        return replace(state, hands=hands, collected=tuple(collected), rounds=rounds)
+        return evolve(state, hands=hands, collected=tuple(collected), rounds=rounds)
     if isinstance(event, DealScored):
         scores = tuple(s + p for s, p in zip(state.scores, event.points, strict=True))
-        return replace(state, phase=DEALING, scores=scores, last_points=event.points)
+        return evolve(state, phase=DEALING, scores=scores, last_points=event.points)
     if isinstance(event, MatchEnded):
-        return replace(state, phase=OVER, winners=event.winners)
+        return evolve(state, phase=OVER, winners=event.winners)
     raise TypeError(f"Hazari has no event {event.type or type(event).__name__}")

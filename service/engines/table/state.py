@@ -7,10 +7,11 @@ every other one to the game's engine; :func:`fold` folds a run of them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..base import JSON, Engine, Event
+from ..evolve import evolve
 from ..registry import engine_for
 from ..shuffle import Shuffler
 from .events import (
@@ -133,10 +134,15 @@ def _since(
     has none, and one still to act keeps its start, unless the event was its own (it
     moved and acts again, say leading the next trick): then its new turn starts here.
     ``before`` is the turn starts before the event (``state``'s own by default)."""
-    now = _acting(state, engine_state)
-    count = state.seat_count
-    if before is None:
-        before = state.turn_since
+    before = state.turn_since if before is None else before
+    return _starts(_acting(state, engine_state), before, state.seat_count, version, event)
+
+
+def _starts(
+    now: tuple[int, ...], before: tuple[int, ...], count: int, version: int, event: Event | None
+) -> tuple[int, ...]:
+    """The turn starts after ``event`` at ``version`` when ``now`` are the seats to
+    act and ``before`` the starts before it (see :func:`_since`)."""
     if not now and before and not any(before):
         return before
     mover = getattr(event, "seat", None)
@@ -148,10 +154,16 @@ def _since(
     return tuple(since)
 
 
+def _ready(state: Table) -> bool:
+    """Whether turns may run at all: every seat taken and the table not abandoned
+    (only table events change that)."""
+    return state.abandoned is None and all(seat is not None for seat in state.seats)
+
+
 def _turns(state: Table) -> Table:
     """``state`` with :attr:`Table.turn_since` brought up to its version (after a table
     event that may start or end turns: the last seat taken, the table abandoned)."""
-    return replace(state, turn_since=_since(state, state.engine_state, state.version, None))
+    return evolve(state, turn_since=_since(state, state.engine_state, state.version, None))
 
 
 # -- the fold ----------------------------------------------------------------
@@ -179,25 +191,25 @@ def apply(state: Table | None, event: Event) -> Table:
     if isinstance(event, SeatTaken):
         seats = list(state.seats)
         seats[event.seat] = Seat(event.seat, event.name, event.client_seed, event.bot)
-        return _turns(replace(state, seats=tuple(seats), version=version))
+        return _turns(evolve(state, seats=tuple(seats), version=version))
     if isinstance(event, SeedRevealed):
-        return replace(state, server_seed=event.server_seed, version=version)
+        return evolve(state, server_seed=event.server_seed, version=version)
     if isinstance(event, GameAbandoned):
-        return _turns(replace(state, abandoned=event.reason, version=version))
+        return _turns(evolve(state, abandoned=event.reason, version=version))
     if isinstance(event, TurnTimedOut):
         strikes = list(state.strikes or (0,) * state.seat_count)
         strikes[event.seat] += 1
-        return replace(state, strikes=tuple(strikes), version=version)
+        return evolve(state, strikes=tuple(strikes), version=version)
     if isinstance(event, SeatAway):
-        return replace(state, away=state.away | {event.seat}, version=version)
+        return evolve(state, away=state.away | {event.seat}, version=version)
     if isinstance(event, SeatBack):
         strikes = list(state.strikes or (0,) * state.seat_count)
         strikes[event.seat] = 0
-        return replace(
+        return evolve(
             state, strikes=tuple(strikes), away=state.away - {event.seat}, version=version
         )
     engine_state = state.engine.apply(state.engine_state, event)
-    return replace(
+    return evolve(
         state,
         engine_state=engine_state,
         version=version,
@@ -208,19 +220,24 @@ def apply(state: Table | None, event: Event) -> Table:
 def fold(events: Sequence[Event], state: Table | None = None) -> Table:
     """``apply`` over ``events``. A run of engine events goes to the engine
     state alone and the table state is made once at its end: the same state,
-    since the table's own fields only change with table events."""
+    since the table's own fields only change with table events (so whether
+    turns may run, :func:`_ready`, is known for the whole run)."""
     engine: Engine[Any] | None = None
     engine_state: Any = None
     since: tuple[int, ...] = ()
+    ready = False
     run = 0  # engine events applied since ``state`` was made
     for event in events:
         if engine is not None and state is not None and not isinstance(event, TABLE_EVENTS):
             engine_state = engine.apply(engine_state, event)
             run += 1
-            since = _since(state, engine_state, state.version + run, event, since)
+            now: tuple[int, ...] = ()
+            if ready and not engine.is_over(engine_state) and engine.pending(engine_state) is None:
+                now = tuple(engine.to_act(engine_state))
+            since = _starts(now, since, state.seat_count, state.version + run, event)
             continue
         if run and state is not None:
-            state = replace(
+            state = evolve(
                 state,
                 engine_state=engine_state,
                 version=state.version + run,
@@ -229,10 +246,11 @@ def fold(events: Sequence[Event], state: Table | None = None) -> Table:
             run = 0
         state = apply(state, event)
         engine, engine_state, since = state.engine, state.engine_state, state.turn_since
+        ready = _ready(state)
     if state is None:
         raise ValueError("no events")
     if run:
-        state = replace(
+        state = evolve(
             state, engine_state=engine_state, version=state.version + run, turn_since=since
         )
     return state
