@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -42,7 +44,8 @@ def test_the_fairness_page_draws_the_report(page: Page, site: Site) -> None:
     finish_bot_game(site, "murlan")
     finish_bot_game(site, "azi", seats=3)
     page.goto("/fairness")
-    expect(page.locator("#verdict")).to_contain_text("fair deal")
+    # two games' deals may or may not be enough for a test: either honest verdict
+    expect(page.locator("#verdict")).to_contain_text(re.compile("fair deal|Not enough hands"))
     expect(page.locator("#totals")).to_contain_text("finished games")
     expect(page.locator("svg.chart").first).to_be_visible()
     expect(page.get_by_role("heading", name="Jokers in hand")).to_be_visible()

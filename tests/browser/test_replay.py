@@ -82,5 +82,7 @@ def test_replay_of_a_finished_game(page: Page, site: Site) -> None:
     # How to check it yourself.
     page.locator("#verify-help").click()
     page.wait_for_url("**/fairness")
+    page.locator("#doc-link a").click()
+    page.wait_for_url("**/fairness/document")
     expect(page.locator("#fairness-doc")).to_contain_text("cardroom-shuffle-v1")
     site.shot(page, "fairness")

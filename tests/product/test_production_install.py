@@ -285,11 +285,14 @@ def run_healthcheck(install: Install, deploy: Deploy, service: str) -> None:
     """Compose's health check of ``service``, run by the install's Python with the
     service's environment (the ports it names are this deploy's)."""
     kind, program, *args = compose()["services"][service]["healthcheck"]["test"]
-    assert kind == "CMD" and program == "python"
+    assert kind == "CMD" and program in ("python", "cardroom")
     ports = {"127.0.0.1:8000": deploy.api[7:], "127.0.0.1:8001": deploy.streams[7:]}
     for fixed, ours in ports.items():
         args = [a.replace(fixed, ours) for a in args]
-    run([install.python, *args], install.cwd, deploy.procs[service].env)
+    command = (
+        install.python if program == "python" else str(Path(install.python).with_name(program))
+    )
+    run([command, *args], install.cwd, deploy.procs[service].env)
 
 
 def wait_swept(deploy: Deploy) -> None:

@@ -195,5 +195,5 @@ def test_demo_draws_its_progress_on_a_terminal_only(
     monkeypatch.setenv("TTY_COMPATIBLE", "1")
     assert main(["demo", "--games", "2"]) == 0
     shown = capsys.readouterr().out
-    assert "demo: azi game 1 of 2" in shown and "demo: azi game 2 of 2" in shown
-    assert "2/2" in shown and "verified: commitment ok" in shown
+    # the bar is drawn (each game's name shows only if a refresh falls within it)
+    assert ESC in shown and "2/2" in shown and "verified: commitment ok" in shown
