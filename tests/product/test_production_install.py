@@ -22,6 +22,7 @@ image. docs/reliability.md, "A production install runs", has the figures.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -292,7 +293,37 @@ def run_healthcheck(install: Install, deploy: Deploy, service: str) -> None:
     command = (
         install.python if program == "python" else str(Path(install.python).with_name(program))
     )
-    run([command, *args], install.cwd, deploy.procs[service].env)
+    env = deploy.procs[service].env
+    check = compose()["services"][service]["healthcheck"]
+    start_period_s = duration_s(check.get("start_period", "0s"))
+    if not start_period_s:
+        run([command, *args], install.cwd, env)
+        return
+    # as compose does: checks that fail within the start period do not count
+    failures: list[str] = []
+
+    def passes() -> bool:
+        done = subprocess.run(
+            [command, *args], cwd=install.cwd, env=env, capture_output=True, text=True
+        )
+        failures.append(done.stderr.strip())
+        return done.returncode == 0
+
+    wait_for(
+        passes,
+        time.monotonic() + start_period_s,
+        lambda: f"{service}'s health check failed for {start_period_s:g} s: {failures[-1]}",
+        alive=deploy.alive,
+        interval_s=duration_s(check.get("start_interval", "5s")),
+    )
+
+
+def duration_s(text: str) -> float:
+    """A compose duration such as ``30s`` or ``1m30s``, in seconds."""
+    units = {"h": 3600, "m": 60, "s": 1, "ms": 0.001}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s)", text)
+    assert parts and "".join(n + u for n, u in parts) == text, text
+    return sum(float(n) * units[u] for n, u in parts)
 
 
 def wait_swept(deploy: Deploy) -> None:
