@@ -7,6 +7,11 @@ PYTEST_ARGS ?=
 
 .PHONY: install serve test test-fast lint bench demo lock clean
 
+# The suite starts hundreds of Python processes (servers, workers, the CLI): let
+# them keep the modules they compile, and pytest its rewritten test modules,
+# rather than compile everything again in each, wherever the environment says not to.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -30,7 +35,7 @@ test: install
 	sh tests/ensure-cli-tools.sh
 	sh tests/ensure-nginx.sh
 	sh tests/ensure-promtool.sh
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest --durations=25 $(PYTEST_ARGS)
 
 ## The unit tests only, on fakeredis (no Redis needed).
 test-fast: install

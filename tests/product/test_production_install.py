@@ -46,7 +46,8 @@ from service.devstack import (
 )
 from service.store import keys
 
-pytestmark = pytest.mark.slow
+# one worker makes the install (about 50 s) once for both tests
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("production-install")]
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 DOCKERFILE: Final = ROOT / "deploy" / "Dockerfile"
