@@ -42,8 +42,6 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from scipy import stats
-
 from .features import LONGEST_CAP, RANK_ORDER, WINDOWS_CAP, longest_run, windows
 
 RANKS13: Final = "A23456789TJQK"
@@ -67,6 +65,8 @@ def pmf(context: str) -> dict[int, float]:
     """The expected distribution of a value observed in ``context``."""
     kind, *args = context.split(":")
     if kind == "hg":
+        from scipy import stats  # imported where used: most processes never test
+
         total, marked, drawn, offset = (int(a) for a in args)
         dist = stats.hypergeom(total, marked, drawn)
         return {k + offset: float(dist.pmf(k)) for k in range(min(marked, drawn) + 1)}

@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 import numpy as np
-from scipy import stats
 
 from .expectations import mean_var, pmf
 
@@ -25,7 +25,7 @@ MIN_EXPECTED = 5.0
 ALPHA = 0.01
 """The report's false discovery rate: with honest deals, the chance that it
 flags anything at all is at most 1%."""
-Z95 = float(stats.norm.ppf(0.975))
+Z95 = NormalDist().inv_cdf(0.975)
 
 
 @dataclass(slots=True)
@@ -143,6 +143,8 @@ def fit(hist: Histogram) -> Fit:
 
 def p_values(fits: Sequence[Fit]) -> None:
     """Fill every fit's p-value, vectorised over the report."""
+    from scipy import stats  # imported where used: most processes never test
+
     tested = [f for f in fits if f.statistic is not None]
     if not tested:
         return
@@ -154,6 +156,8 @@ def p_values(fits: Sequence[Fit]) -> None:
 
 def adjust(p: Sequence[float]) -> list[float]:
     """Benjamini-Hochberg adjusted p-values."""
+    from scipy import stats  # imported where used: most processes never test
+
     if not p:
         return []
     return [float(x) for x in stats.false_discovery_control(np.array(p, dtype=float))]
@@ -161,6 +165,8 @@ def adjust(p: Sequence[float]) -> list[float]:
 
 def proportion_ci(successes: int, n: int) -> tuple[float, float]:
     """Wilson 95% interval of a proportion (descriptive figures)."""
+    from scipy import stats  # imported where used: most processes never test
+
     if n == 0:
         return (0.0, 1.0)
     ci = stats.binomtest(successes, n).proportion_ci(0.95, method="wilson")
@@ -188,6 +194,8 @@ def hands_to_detect(
     hands follows a noncentral chi-square with noncentrality
     ``n * sum((b - f)**2 / f)`` (``scipy.stats.ncx2``).
     """
+    from scipy import stats  # imported where used: most processes never test
+
     f = np.asarray(fair, dtype=float)
     b = np.asarray(biased, dtype=float)
     w2 = float(((b - f) ** 2 / f).sum())
