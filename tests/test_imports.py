@@ -319,3 +319,19 @@ def test_the_snapshot_fields_are_the_same_in_the_append_and_the_save() -> None:
         return set(re.findall(r"'(\w+)'", sets[0]))
 
     assert written(lua.APPEND) == written(lua.SAVE_SNAPSHOT) == set(readmodel.SNAPSHOT_FIELDS)
+
+
+def test_the_processes_start_without_scipy() -> None:
+    """The API, the CLI and the workers leave scipy (about a second of CPU to import)
+    to the code that computes a test: the suite and a deploy start many processes."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, service.api, service.cli, workers.main;"
+        "print(sorted(m for m in ('scipy', 'hypothesis', 'playwright') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]", out
