@@ -18,8 +18,8 @@ import httpx
 import pytest
 import redis
 import yaml
+from image import copies, dockerfile_stages
 from test_docs_walkthrough import free_port, wait_ready
-from test_production_install import copies, dockerfile_stages
 
 from service.cli import build_parser
 from tests.testredis import TEST_REDIS

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -35,6 +34,7 @@ from typing import Any, Final
 import httpx
 import pytest
 import yaml
+from image import dockerfile_stages, stage_files
 
 from service.devstack import (
     DEPLOY_PASSWORD,
@@ -47,10 +47,9 @@ from service.devstack import (
 from service.store import keys
 
 # one worker makes the install (about 50 s) once for both tests
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("production-install")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("image-wheel")]
 
 ROOT: Final = Path(__file__).resolve().parents[2]
-DOCKERFILE: Final = ROOT / "deploy" / "Dockerfile"
 COMPOSE: Final = ROOT / "deploy" / "compose.yaml"
 PROCESSES: Final = ("api", "streams", "scheduler", "worker")
 """The compose services that run the package (the others are Redis and nginx)."""
@@ -63,54 +62,6 @@ SMOKE_CLIENT: Final = ROOT / "deploy" / "smoke_client.py"
 def compose() -> dict[str, Any]:
     data: dict[str, Any] = yaml.safe_load(COMPOSE.read_text())
     return data
-
-
-def dockerfile_stages() -> list[list[list[str]]]:
-    """The Dockerfile's instructions (each split into words), stage by stage."""
-    stages: list[list[list[str]]] = []
-    logical = DOCKERFILE.read_text().replace("\\\n", " ")
-    for line in logical.splitlines():
-        words = line.split()
-        if not words or words[0].startswith("#"):
-            continue
-        if words[0] == "FROM":
-            stages.append([])
-        stages[-1].append(words)
-    return stages
-
-
-def copies(stage: list[list[str]]) -> list[tuple[list[str], str]]:
-    """The stage's ``COPY`` instructions from the build context: (sources, destination)."""
-    return [
-        (words[1:-1], words[-1])
-        for words in stage
-        if words[0] == "COPY" and not any(w.startswith("--from") for w in words)
-    ]
-
-
-def copy_into(root: Path, workdir: str, sources: list[str], dest: str) -> None:
-    """Do what ``COPY sources dest`` does, with the repository as the build
-    context and ``root`` as the image's ``/``."""
-    target = root / Path(workdir, dest).relative_to("/")
-    for source in sources:
-        path = ROOT / source
-        to = target / path.name if dest.endswith("/") else target
-        if path.is_dir():
-            shutil.copytree(path, to, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            to.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, to)
-
-
-def stage_files(root: Path, stage: list[list[str]]) -> str:
-    """Copy what ``stage`` copies from the build context under ``root``; its WORKDIR."""
-    workdir = "/"
-    for words in stage:
-        if words[0] == "WORKDIR":
-            workdir = words[1]
-    for sources, dest in copies(stage):
-        copy_into(root, workdir, sources, dest)
-    return workdir
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -156,20 +107,17 @@ class Install:
 
 
 @pytest.fixture(scope="session")
-def production_install(tmp_path_factory: pytest.TempPathFactory) -> Install:
+def production_install(
+    tmp_path_factory: pytest.TempPathFactory, image_wheel: tuple[Path, Path]
+) -> Install:
     """Build the wheel from the image's build context and install it as the image does
     (the lock with its hashes, then the package with ``--no-deps``), once per session."""
     base = tmp_path_factory.mktemp("production")
     build_stage, final_stage = dockerfile_stages()[0], dockerfile_stages()[-1]
-    context = base / "build"
-    workdir = stage_files(context, build_stage)
     lock_line, package_line = (w for w in build_stage if w[:3] == ["RUN", "pip", "install"])
     assert "--require-hashes" in lock_line and lock_line[-2] == "-r"
     assert package_line[-2:] == ["--no-deps", "."]
-    wheels = base / "wheels"
-    source = context / Path(workdir).relative_to("/")
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(wheels), str(source)], base)
-    (wheel,) = wheels.glob("cardroom-*.whl")
+    wheel, source = image_wheel
     made = Install(venv=base / "venv", root=base / "image", cwd=base / "run")
     made.cwd.mkdir()
     run([sys.executable, "-m", "venv", "--without-pip", str(made.venv)], base)

@@ -4,42 +4,26 @@ packages, every static file of the pages, its metadata (classifiers, URLs)
 and both ways to run the command (``cardroom``, ``python -m service``).
 
 It is built as the image builds it, from the files the image's build stage
-copies (``deploy/Dockerfile``), in a temporary directory: about 20 s, most of
-it pip making setuptools' isolated build environment.
+copies (``deploy/Dockerfile``), once for the product tests (``conftest.py``).
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import zipfile
 from email.parser import Parser
 from pathlib import Path
 
 import pytest
-from test_production_install import dockerfile_stages, stage_files
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("image-wheel")]
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("service", "workers", "schemas")
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
-    base = tmp_path_factory.mktemp("wheel")
-    workdir = stage_files(base / "context", dockerfile_stages()[0])
-    source = base / "context" / Path(workdir).relative_to("/")
-    out = base / "dist"
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    (path,) = out.glob("cardroom-*.whl")
-    return zipfile.ZipFile(path)
+def wheel(image_wheel: tuple[Path, Path]) -> zipfile.ZipFile:
+    return zipfile.ZipFile(image_wheel[0])
 
 
 def dist_info(wheel: zipfile.ZipFile, name: str) -> str:
