@@ -16,10 +16,10 @@ there by playing the seat through the API at full speed, budgets out of
 reach, until someone is within a hand of the target: the game then has the
 events of a long match behind it, and the tabs play its last hands under
 fresh default budgets (when two players reach the target together it rises
-by 10, and the API plays on to the new target's last hands). The hands in between are hands like these, and at a
-move a second the seat's moves budget (60/minute, a bucket of 60) never
-empties however long the match, so nothing is lost by not playing them at
-human pace.
+by 10, and the API plays on to the new target's last hands). The hands in
+between are hands like these, and at a move a second the seat's moves
+budget (60/minute, a bucket of 60) never empties however long the match, so
+nothing is lost by not playing them at human pace.
 
 Murlan has no table option that shortens a match (the target is 21 points),
 so the seat keeps it short its own way: it always plays its longest legal
@@ -250,7 +250,7 @@ def test_a_household_plays_a_murlan_match_to_its_end_without_a_429(
                 table = site.view(game_id)["table"]
                 hand, target = table["hand_number"], table["target"]
 
-                def over_or_target_raised(view: dict[str, Any]) -> bool:
+                def over_or_target_raised(view: dict[str, Any], target: int = target) -> bool:
                     # When two or more reach the target it rises by 10 and the match
                     # goes on: the seat then plays through the API again, up to the
                     # new target's last hands.
