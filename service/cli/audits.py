@@ -91,7 +91,8 @@ def _line(check: GameCheck) -> str:
             f"{check.moves} moves re-played, result recomputed"
         )
     where = f" at version {check.version}" if check.version is not None else ""
-    return f"FAILED{where}: {what} ({check.source}): {check.reason}"
+    source = f" ({check.source})" if check.game_id else ""
+    return f"FAILED{where}: {what}{source}: {check.reason}"
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
