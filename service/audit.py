@@ -56,7 +56,7 @@ def check_document(doc: Any, source: str) -> GameCheck:
         report = audit_replay(doc)
     except ReplayFormatError as exc:
         return GameCheck(source, game_id, game, False, str(exc))
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         # a document shaped unlike any replay: say so, with what broke
         return GameCheck(source, game_id, game, False, f"unreadable document: {exc!r}")
     mismatch = report.mismatch or {}
@@ -86,7 +86,9 @@ def expand(paths: Iterable[str]) -> list[Path]:
         path = Path(raw)
         if path.is_dir():
             out.extend(
-                sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file())
+                sorted(
+                    p for p in path.rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file()
+                )
             )
         else:
             out.append(path)
@@ -103,10 +105,12 @@ def check_text(text: str, source: str) -> list[GameCheck]:
         return [check_document(json.loads(stripped), source)]
     except json.JSONDecodeError:
         pass
+    except RecursionError:
+        return [GameCheck(source, None, None, False, "not JSON: nested too deeply")]
     lines = [line for line in stripped.splitlines() if line.strip()]
     try:
         first = json.loads(lines[0])
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         return [GameCheck(source, None, None, False, f"not JSON: {exc}")]
     if isinstance(first, Mapping) and "format" in first:
         return [_line_document(line, f"{source}:{n}") for n, line in enumerate(lines, 1)]
@@ -116,7 +120,7 @@ def check_text(text: str, source: str) -> list[GameCheck]:
 def _line_document(line: str, source: str) -> GameCheck:
     try:
         return check_document(json.loads(line), source)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         return GameCheck(source, None, None, False, f"not JSON: {exc}")
 
 

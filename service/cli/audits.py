@@ -126,7 +126,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     clock = time.monotonic()
     settings = store_settings(args)
     store = open_store(args, settings)
-    filters = Filters(args.since, args.until, tuple(args.kind), tuple(args.player), tuple(args.games))
+    filters = Filters(
+        args.since, args.until, tuple(args.kind), tuple(args.player), tuple(args.games)
+    )
     game_ids = select_games(store, filters)
     jobs = min(args.jobs or default_jobs(), max(1, len(game_ids)))
     with progress("audit: games checked", len(game_ids), quiet=args.json) as bar:

@@ -28,10 +28,10 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from service.engines.base import Event
 
 from . import keys, lua
-from .audits import AuditRecord
 from .answers import KeptAnswers
 from .append import Append, Dispatch, Projection, Record, StoredEntry
 from .append import Settings as AppendSettings
+from .audits import AuditRecord
 from .clients import (
     Client,
     Pipe,

@@ -37,11 +37,15 @@ GAMES = (
 )
 
 
-def play(runtime: Runtime, worker: EmbeddedWorker, game: str, options: Any, seats: Any, who: str) -> str:
+def play(
+    runtime: Runtime, worker: EmbeddedWorker, game: str, options: Any, seats: Any, who: str
+) -> str:
     service = runtime.service()
     state = service.create_game(game, options, seats)
     for i in range(state.seat_count):
-        service.take_seat(state.game_id, f"{who}-{i + 1}" if who == "bot" else who + str(i), bot=True)
+        service.take_seat(
+            state.game_id, f"{who}-{i + 1}" if who == "bot" else who + str(i), bot=True
+        )
     for _ in range(100_000):
         worker.drain()
         state = service.load(state.game_id)
@@ -77,7 +81,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     else:
         raise AssertionError("no second deal to tamper with")
     tampered_path.write_text("\n".join(lines) + "\n")
-    yield {"ids": ids, "unfinished": unfinished, "url": url, "runtime": runtime, "honest": honest_path}
+    yield {
+        "ids": ids,
+        "unfinished": unfinished,
+        "url": url,
+        "runtime": runtime,
+        "honest": honest_path,
+    }
     client.flushdb()
 
 
@@ -88,7 +98,9 @@ def audit(world: dict[str, Any], *args: str) -> subprocess.CompletedProcess[str]
     )
 
 
-def test_every_finished_game_and_the_tampered_archive(world: dict[str, Any], tmp_path: Path) -> None:
+def test_every_finished_game_and_the_tampered_archive(
+    world: dict[str, Any], tmp_path: Path
+) -> None:
     out = tmp_path / "report.json"
     done = audit(world, "--jobs", "2", "--report", str(out))
     assert done.returncode == 1, done.stderr
