@@ -6,6 +6,8 @@ import { $, fill, gameIdFromPath, h } from './dom.js';
 import { describe, seatName } from './events.js';
 import { describeGroup } from './hazari-eval.js';
 import { loadCatalogs, locale, t, translatePage } from './i18n.js';
+import { verifyReplay } from './verifier.js';
+import { verificationView } from './verifier-view.js';
 
 const gameName = (game) => t(`common.game.${game}`);
 const DEAL_TYPES = new Set(['Dealt', 'HandDealt']);
@@ -357,6 +359,18 @@ async function verifyBadge() {
   }
 }
 
+/** The check this browser makes itself, from the document alone (never from /verify). */
+async function verifyHere() {
+  const box = $('#browser-verify');
+  const result = await verifyReplay(doc, {
+    onProgress: (done, total) => {
+      const line = box.querySelector('.check-verdict');
+      if (line) line.textContent = t('verifier.progress', { done, total });
+    },
+  });
+  fill(box, verificationView(result, t));
+}
+
 function seedsList() {
   const rows = [
     [t('replay.commitment'), doc.commitment],
@@ -394,6 +408,7 @@ async function start() {
     doc = await getJson(`${gamePath(gameId)}/replay`, held ? held.token : undefined);
   } catch (error) {
     $('#error').textContent = error.message;
+    fill($('#browser-verify'), h('p', { className: 'check-verdict bad' }, t('verifier.problem.unreadable')));
     return;
   }
   document.title = t('replay.documentTitle', { game: gameName(doc.game) });
@@ -408,6 +423,7 @@ async function start() {
   );
   $('#result').textContent = resultText();
   seedsList();
+  verifyHere();
   dealSteps = doc.events.map((e, i) => (DEAL_TYPES.has(e.type) ? i : -1)).filter((i) => i >= 0);
   items = doc.events.map((e, i) =>
     h(
@@ -435,7 +451,7 @@ async function start() {
   go(dealSteps.length ? dealSteps[0] : 0);
 }
 
-loadCatalogs(['common', 'replay', 'events', 'hazari']).then(() => {
+loadCatalogs(['common', 'replay', 'events', 'hazari', 'verifier']).then(() => {
   translatePage();
   start();
 });
