@@ -219,7 +219,7 @@ function consistency(r) {
   for (const e of r.events) {
     if (isObject(e) && e.type === 'SeatTaken' && Number.isInteger(e.seat) && r.seats[e.seat]) {
       if (e.client_seed !== r.seats[e.seat].seed)
-        return { code: 'seat-event', params: { seat: e.seat, name: r.seats[e.seat].name } };
+        return { code: 'seat-event', params: { seat: e.seat + 1, name: r.seats[e.seat].name } };
     }
   }
   const recorded = dealEvents(r.events);
@@ -232,7 +232,7 @@ function consistency(r) {
     for (const seat of d.order) {
       const inEvent = ev.hands[seat];
       if (!Array.isArray(inEvent) || !sameHand(inEvent, d.hands[String(seat)]))
-        return { code: 'deal-event', params: { deal: d.deal + 1, seat, name: r.seats[seat].name } };
+        return { code: 'deal-event', params: { deal: d.deal + 1, seat: seat + 1, name: r.seats[seat].name } };
     }
   }
   return null;
@@ -241,6 +241,7 @@ function consistency(r) {
 /**
  * Verify a parsed replay document. Resolves to
  * `{ ok, code, params, commitment: {ok, computed}, seeds, deals: [{deal, ok, wrong}] }`:
+ * Deals and seats in `params` count from 1, as the pages show them.
  * `code` is `verified`, or what failed first (`commitment`, `deal-number`, `hand`, or a
  * consistency code), or a reading problem (`field`, `format`, `not-revealed`, …) with
  * `ok: false`. Never throws; `onProgress(done, total)` is told after each deal.
@@ -279,7 +280,7 @@ export async function verifyReplay(doc, { subtle = globalThis.crypto?.subtle, on
     const numbered = d.deal === i;
     out.deals.push({ deal: d.deal, ok: wrong.length === 0 && numbered, wrong, seats: d.order.length });
     if (!numbered) fail('deal-number', { deal: d.deal + 1, expected: i + 1 });
-    else if (wrong.length) fail('hand', { deal: d.deal + 1, seat: wrong[0], name: r.seats[wrong[0]].name });
+    else if (wrong.length) fail('hand', { deal: d.deal + 1, seat: wrong[0] + 1, name: r.seats[wrong[0]].name });
     if (onProgress) onProgress(i + 1, r.deals.length);
   }
   const inconsistent = consistency(r);
