@@ -40,16 +40,18 @@ GAMES: dict[str, tuple[dict[str, Any], int | None]] = {
 
 @pytest.fixture(scope="module")
 def finished(site: Site) -> dict[str, dict[str, Any]]:
-    """One finished game of each kind, played by bots through the API (no thinking
-    time), with the token of its first seat and its public replay document."""
+    """One finished game of each kind, played through the API by bots (no thinking
+    time) and by a player at the first seat, whose seat this browser may hold: the
+    player lets two turns of a second time out, so the table marks the seat away
+    and plays it on. With the seat's token and the game's public replay document."""
     out: dict[str, dict[str, Any]] = {}
     for game, (options, seats) in GAMES.items():
-        body: dict[str, Any] = {"game": game, "options": options}
+        body: dict[str, Any] = {"game": game, "options": {**options, "turn_timeout_s": 1}}
         if seats is not None:
             body["seats"] = seats
         game_id = site.api("POST", "/games", json=body)["game_id"]
         tokens = [
-            site.api("POST", f"/games/{game_id}/seats", json={"name": f"Robo {n}", "bot": True})
+            site.api("POST", f"/games/{game_id}/seats", json={"name": f"Robo {n}", "bot": n > 0})
             for n in range(seats or 4)
         ]
         out[game] = {"id": game_id, "seat": tokens[0]}
@@ -212,6 +214,7 @@ def test_the_viewer_checks_by_itself(
     expect(checks).to_have_count(1 + len(entry["doc"]["deals"]))
     expect(page.locator('#browser-verify li[data-check="commitment"]')).to_have_class("ok")
     expect(page.locator("#verify-badge")).to_have_class("badge ok")
+    expect(page.locator("#verify-disagree")).to_be_hidden()
     if game == "murlan":
         site.shot(page, "replay-verified")
 
@@ -240,8 +243,10 @@ def test_a_dishonest_server_is_caught(
     expect(bad).to_have_attribute("data-seats", re.compile(r"^(0 1|1 0)$"))
     expect(bad).to_contain_text("Robo 0 (seat 1)")
     expect(bad).to_contain_text("Robo 1 (seat 2)")
-    # the server's word, separately: it says verified
+    # the server's word, separately: it says verified, and the page says they disagree
     expect(page.locator("#verify-badge")).to_have_class("badge ok")
+    expect(page.locator("#verify-disagree")).to_be_visible()
+    expect(page.locator("#verify-disagree")).to_contain_text("The two checks disagree")
     site.shot(page, "replay-tampered")
     page.set_viewport_size({"width": 390, "height": 844})
     site.shot(page, "replay-tampered-phone")
@@ -433,3 +438,66 @@ def test_a_huge_document_does_not_hang_the_page(page: Page) -> None:
     verdict = page.locator("#result .check-verdict")
     expect(verdict).to_have_attribute("data-code", "field")
     expect(verdict).to_contain_text("“deals”")
+
+
+# -- my games ----------------------------------------------------------------------------
+def holding(context: Any, seats: dict[str, dict[str, Any]], lang: str | None = None) -> None:
+    """The browser holds these seats (as the seat links opened in it leave them)."""
+    script = "".join(
+        f"localStorage.setItem({json.dumps('cardroom.seat.' + gid)}, {json.dumps(json.dumps(s))});"
+        for gid, s in seats.items()
+    )
+    if lang:
+        script += f"localStorage.setItem('cardroom.lang', '{lang}');"
+    context.add_init_script(script)
+
+
+def test_my_games(browser: Browser, site: Site, finished: dict[str, dict[str, Any]]) -> None:
+    waiting = site.api("POST", "/games", json={"game": "murlan", "options": {}})["game_id"]
+    mine = site.api("POST", f"/games/{waiting}/seats", json={"name": "Me"})
+    seats = {
+        e["id"]: {"token": e["seat"]["token"], "seat": 0, "name": "Robo 0"}
+        for e in finished.values()
+    }
+    seats[waiting] = {"token": mine["token"], "seat": 0, "name": "Me"}
+    seats["nosuchgame000000"] = {"token": "x" * 32, "seat": 0, "name": "Me"}
+    for lang in ("en", "hu"):
+        context = browser.new_context(base_url=site.url, viewport={"width": 1280, "height": 900})
+        holding(context, seats, lang)
+        errors: list[str] = []
+        page = collect_errors(context.new_page(), errors)
+        doctored = swapped_card(finished["hazari"]["doc"])
+        page.route(
+            f"**/games/{finished['hazari']['id']}/replay",
+            lambda route: route.fulfill(
+                status=200, content_type="application/json", body=json.dumps(doctored)
+            ),
+        )
+        page.goto("/my-games")
+        rows = page.locator("#games > li")
+        expect(rows).to_have_count(5)
+        expect(page.locator("#empty")).to_be_hidden()
+        # the game still seating comes first, with no button to verify
+        expect(rows.first).to_have_attribute("data-status", "seating")
+        expect(rows.first.locator("button.verify")).to_have_count(0)
+        expect(page.locator('#games > li[data-status="ended"]')).to_have_count(3)
+        for game, entry in finished.items():
+            row = page.locator(f'#games > li[data-game="{entry["id"]}"]')
+            expect(row.locator(".result")).to_contain_text("Robo")
+            row.locator("button.verify").click()
+            verdict = row.locator(".check-verdict")
+            expect(verdict).to_have_attribute("data-ok", "false" if game == "hazari" else "true")
+        expect(
+            page.locator(f'#games > li[data-game="{finished["hazari"]["id"]}"] .check-verdict')
+        ).to_have_attribute("data-code", "hand")
+        site.shot(page, f"my-games-{lang}")
+        page.set_viewport_size({"width": 390, "height": 844})
+        site.shot(page, f"my-games-{lang}-phone")
+        context.close()
+        assert not errors, errors
+
+
+def test_my_games_when_there_are_none(page: Page) -> None:
+    page.goto("/my-games")
+    expect(page.locator("#empty")).to_be_visible()
+    expect(page.locator("#games > li")).to_have_count(0)

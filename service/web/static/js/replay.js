@@ -17,6 +17,16 @@ let doc = null;
 let position = 0;
 let dealSteps = []; // event indexes of the deals
 let items = [];
+const verdicts = { own: undefined, server: undefined }; // true, false, or null (no verdict)
+
+/** Say so when the browser's check and the server's disagree. */
+function compareVerdicts() {
+  const { own, server } = verdicts;
+  const differ = typeof own === 'boolean' && typeof server === 'boolean' && own !== server;
+  const note = $('#verify-disagree');
+  note.hidden = !differ;
+  note.textContent = differ ? t('verifier.disagree') : '';
+}
 
 const name = (s) => seatName(doc.seats, s);
 /** "Ann 120, Bob 80": each seat's figure, listed the player's way. */
@@ -339,6 +349,8 @@ async function verifyBadge() {
   const badge = $('#verify-badge');
   try {
     const v = await getJson(`${gamePath(gameId)}/verify`);
+    verdicts.server = v.verified;
+    compareVerdicts();
     if (v.verified === true) {
       badge.className = 'badge ok';
       badge.textContent = t('replay.verified', { deals: v.deals_checked, moves: v.moves_checked });
@@ -369,6 +381,8 @@ async function verifyHere() {
     },
   });
   fill(box, verificationView(result, t));
+  verdicts.own = result.code === 'not-revealed' ? null : result.ok;
+  compareVerdicts();
 }
 
 function seedsList() {

@@ -207,7 +207,7 @@ function compareDeal(deal, deck) {
     const expect = deck.filter((_, n) => n % deal.order.length === i).slice(0, hand.length);
     if (!sameHand(hand, expect)) wrong.push(seat);
   });
-  return wrong;
+  return wrong.sort((a, b) => a - b);
 }
 
 /** The document's own records agree: the first event's commitment, the seats' seeds in the
