@@ -72,6 +72,7 @@ function row(gameId, held, view) {
       'div',
       { className: 'mine-head' },
       h('strong', {}, gameName(view.game)),
+      h('span', { className: 'mono hint' }, gameId),
       h('span', { className: 'tag' }, t(`mine.status.${view.status}`)),
       h('span', { className: 'hint' }, t('mine.you', { name: held.name ?? nameOf(view.seats, held.seat) })),
     ),

@@ -380,7 +380,10 @@ async function verifyHere() {
       if (line) line.textContent = t('verifier.progress', { done, total });
     },
   });
-  fill(box, verificationView(result, t));
+  const [verdict, ...details] = verificationView(result, t);
+  fill(box, verdict);
+  fill($('#browser-checks'), details);
+  if (!result.ok) $('#verify-details').open = true;
   verdicts.own = result.code === 'not-revealed' ? null : result.ok;
   compareVerdicts();
 }
