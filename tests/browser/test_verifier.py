@@ -187,7 +187,9 @@ def test_the_vectors_of_the_fairness_document(lab: Page) -> None:
     got = lab.evaluate(
         """async (rows) => {
           const { vector } = await import('/web/static/js/verifier.js');
-          return Promise.all(rows.map((r) => vector(r.seed, r.game_id, r.client_seeds, r.deal, r.size)));
+          return Promise.all(
+            rows.map((r) => vector(r.seed, r.game_id, r.client_seeds, r.deal, r.size)),
+          );
         }""",
         rows,
     )
@@ -461,17 +463,15 @@ def test_my_games(browser: Browser, site: Site, finished: dict[str, dict[str, An
     }
     seats[waiting] = {"token": mine["token"], "seat": 0, "name": "Me"}
     seats["nosuchgame000000"] = {"token": "x" * 32, "seat": 0, "name": "Me"}
+    doctored = json.dumps(swapped_card(finished["hazari"]["doc"]))
     for lang in ("en", "hu"):
         context = browser.new_context(base_url=site.url, viewport={"width": 1280, "height": 900})
         holding(context, seats, lang)
         errors: list[str] = []
         page = collect_errors(context.new_page(), errors)
-        doctored = swapped_card(finished["hazari"]["doc"])
         page.route(
             f"**/games/{finished['hazari']['id']}/replay",
-            lambda route: route.fulfill(
-                status=200, content_type="application/json", body=json.dumps(doctored)
-            ),
+            lambda route: route.fulfill(status=200, content_type="application/json", body=doctored),
         )
         page.goto("/my-games")
         rows = page.locator("#games > li")
