@@ -501,3 +501,32 @@ def test_my_games_when_there_are_none(page: Page) -> None:
     page.goto("/my-games")
     expect(page.locator("#empty")).to_be_visible()
     expect(page.locator("#games > li")).to_have_count(0)
+
+
+@pytest.mark.parametrize("lang", ["ru", "hu", "ne"])
+def test_no_english_on_the_new_pages(
+    browser: Browser, site: Site, finished: dict[str, dict[str, Any]], lang: str
+) -> None:
+    """My games and the offline verifier, in another language, after a check that
+    fails and one that passes: no text of the English catalogs on screen."""
+    from .i18n_support import english_found, screen_text
+
+    entry = finished["murlan"]
+    context = browser.new_context(base_url=site.url, viewport={"width": 1280, "height": 900})
+    holding(
+        context, {entry["id"]: {"token": entry["seat"]["token"], "seat": 0, "name": "Robo 0"}}, lang
+    )
+    page = context.new_page()
+    allowed = {f"Robo {n}" for n in range(4)} | {e["id"] for e in finished.values()}
+    page.goto("/my-games")
+    page.locator("button.verify").click()
+    expect(page.locator(".check-verdict")).to_have_attribute("data-ok", "true")
+    page.locator("details.seeds > summary").click()
+    assert english_found(screen_text(page), lang, allowed) == []
+    page.goto("/verifier")
+    page.fill("#text", json.dumps(swapped_card(entry["doc"])))
+    page.click("#check")
+    expect(page.locator("#result .check-verdict")).to_have_attribute("data-ok", "false")
+    page.locator("details.seeds > summary").click()
+    assert english_found(screen_text(page), lang, allowed) == []
+    context.close()
