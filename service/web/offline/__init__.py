@@ -93,9 +93,7 @@ def build() -> str:
     code, style = _parts()
     page = (HERE / "verifier.html").read_text("utf-8")
     return (
-        page.replace("{{csp}}", page_csp())
-        .replace("{{style}}", style)
-        .replace("{{script}}", code)
+        page.replace("{{csp}}", page_csp()).replace("{{style}}", style).replace("{{script}}", code)
     )
 
 
@@ -104,4 +102,3 @@ def main(argv: list[str]) -> int:
     target.write_text(build(), encoding="utf-8")
     print(f"wrote {target}")
     return 0
-
