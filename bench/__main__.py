@@ -12,6 +12,7 @@ BENCHES = (
     "bench.bench_murlan",
     "bench.bench_azi",
     "bench.bench_fairness",
+    "bench.bench_audit",
     "bench.bench_store",
     "bench.bench_retention",
     "bench.bench_api",

@@ -58,6 +58,7 @@ class SystemCollector(Collector):
         yield lag
         yield worst
         yield from self._reconciler()
+        yield from self._audit()
         yield from self._workers()
 
     def _reconciler(self) -> Any:
@@ -79,6 +80,35 @@ class SystemCollector(Collector):
             log.warning("metrics: could not read the reconciler's state")
         yield age
         yield found
+
+    def _audit(self) -> Any:
+        """The figures of the last complete ``cardroom audit`` (none before the first)."""
+        when = GaugeMetricFamily(
+            "cardroom_audit_last_timestamp_seconds",
+            "When the last complete audit of the finished games ended (Unix time).",
+        )
+        games = GaugeMetricFamily(
+            "cardroom_audit_last_games", "Games the last complete audit checked."
+        )
+        failures = GaugeMetricFamily(
+            "cardroom_audit_last_failures", "Games the last complete audit found not verified."
+        )
+        took = GaugeMetricFamily(
+            "cardroom_audit_last_duration_seconds", "How long the last complete audit took."
+        )
+        try:
+            last = self.service.store.audits.last()
+            if last is not None:
+                when.add_metric([], last.finished_ms / 1000)
+                games.add_metric([], float(last.games))
+                failures.add_metric([], float(last.failures))
+                took.add_metric([], last.seconds)
+        except Exception:
+            log.warning("metrics: could not read the last audit's figures")
+        yield when
+        yield games
+        yield failures
+        yield took
 
     def _workers(self) -> Any:
         alive = GaugeMetricFamily(

@@ -14,7 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 from ..config import ConfigError
-from . import replays, running, serve, upkeep
+from . import audits, replays, running, serve, upkeep
 from .common import cleanup, data_dir_parent
 
 if TYPE_CHECKING:
@@ -28,7 +28,8 @@ DESCRIPTION = (
 GROUPS: tuple[Callable[[Subparsers, argparse.ArgumentParser], None], ...] = (
     serve.register,  # serve
     running.register,  # worker, scheduler, demo
-    replays.register,  # replay, verify, schema, export, import
+    replays.register,  # replay, schema, export, import
+    audits.register,  # verify, audit
     upkeep.register,  # fairness, archive, seed-key
 )
 """Every command of ``cardroom``, group by group, in the order ``--help`` lists them."""

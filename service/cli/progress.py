@@ -1,6 +1,6 @@
 """Progress of the long commands, on a terminal only.
 
-``cardroom fairness --rebuild``, ``archive``, ``demo`` and ``import`` draw a
+``cardroom fairness --rebuild``, ``archive``, ``audit``, ``demo`` and ``import`` draw a
 bar (rich) while they work, when standard output and standard error are both
 a terminal; what the command prints meanwhile goes above the bar, and the bar
 goes when the work is done. Elsewhere (a pipe, a file, a cron job, CI) and

@@ -1,4 +1,4 @@
-"""Replay documents and game exports: ``cardroom replay``, ``verify``,
+"""Replay documents and game exports: ``cardroom replay``,
 ``schema``, ``export`` and ``import``."""
 
 from __future__ import annotations
@@ -26,10 +26,6 @@ def register(sub: Subparsers, data: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--at", type=int, default=None, help="stop after this event version")
     p.set_defaults(func=cmd_replay)
-
-    p = sub.add_parser("verify", help="audit a replay document offline (no server, no Redis)")
-    p.add_argument("file", help="a cardroom-replay-v1 JSON file ('-' for stdin)")
-    p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("schema", help="print the JSON Schema of the replay document")
     p.set_defaults(func=cmd_schema)
@@ -59,33 +55,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
         doc = _replay_from_store(args, args.source)
     print(render_replay(doc, at=args.at))
     return 0
-
-
-def cmd_verify(args: argparse.Namespace) -> int:
-    from ..replay import ReplayFormatError, audit_replay
-
-    try:
-        doc = read_json(args.file)
-    except (OSError, ValueError) as exc:
-        print(f"cardroom verify: cannot read {args.file}: {exc}", file=sys.stderr)
-        return 2
-    try:
-        report = audit_replay(doc)
-    except ReplayFormatError as exc:
-        print(f"cardroom verify: FAILED: {exc}", file=sys.stderr)
-        return 1
-    if report.ok:
-        print(
-            f"cardroom verify: OK: {doc.get('game')} game {doc.get('game_id')}: "
-            "commitment matches; "
-            f"{report.deals_checked} deals re-derived, {report.moves_checked} moves re-played, "
-            f"{report.steps_checked} steps checked, result recomputed"
-        )
-        return 0
-    mismatch = report.mismatch or {}
-    where = f" at version {mismatch['version']}" if mismatch.get("version") is not None else ""
-    print(f"cardroom verify: FAILED{where}: {mismatch.get('reason')}", file=sys.stderr)
-    return 1
 
 
 def _replay_from_store(args: argparse.Namespace, game_id: str) -> Any:

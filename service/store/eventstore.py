@@ -31,6 +31,7 @@ from . import keys, lua
 from .answers import KeptAnswers
 from .append import Append, Dispatch, Projection, Record, StoredEntry
 from .append import Settings as AppendSettings
+from .audits import AuditRecord
 from .clients import (
     Client,
     Pipe,
@@ -204,6 +205,8 @@ class EventStore(StreamReads, Snapshots, TableKeys):
         """Deleting and expiring games (:mod:`service.store.removal`)."""
         self.reconciler = ReconcilerState(redis)
         """The reconciler's cursor and figures (:mod:`service.store.reconciler`)."""
+        self.audits = AuditRecord(redis)
+        """The last audit's figures (:mod:`service.store.audits`)."""
         self.answers = KeptAnswers(redis)
         """Ended games' kept answers (:mod:`service.store.answers`)."""
         self.readmodel = ReadModel(redis)

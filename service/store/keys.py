@@ -160,6 +160,11 @@ def reconciler(part: str = "state") -> str:
     return f"{PREFIX}:{{reconciler}}:{_name(part)}"
 
 
+def audit() -> str:
+    """The figures of the last complete ``cardroom audit`` (a hash)."""
+    return f"{PREFIX}:{{audit}}:last"
+
+
 def rate_address(budget: str, address: str) -> str:
     """An address's bucket of one budget (expires once full). The address is
     hashed, so any address (IPv6 included) is a safe hash tag of its own."""

@@ -116,6 +116,23 @@ def replay_page(game_id: str) -> Response:
     return _html(_page("replay.html"))
 
 
+@bp.get("/verifier")
+def verifier_page() -> Response:
+    """The offline verifier: one self-contained file (``docs/verifier.html``) that
+    checks a dropped replay document in the browser and makes no request."""
+    from .offline import build, page_csp
+
+    response = _html(build())
+    response.headers["Content-Security-Policy"] = page_csp() + "; frame-ancestors 'none'"
+    return response
+
+
+@bp.get("/my-games")
+def my_games_page() -> Response:
+    """The games this browser holds a seat in, each with its result and a check."""
+    return _html(_page("mine.html"))
+
+
 def fairness_text() -> str:
     """``docs/fairness.md`` (installed with the package, or the source tree's), else a
     summary."""

@@ -20,6 +20,19 @@ def hands_of(site: Site, game: str) -> int:
     )
 
 
+def hands_of_player(site: Site, game: str, name: str) -> int:
+    """Hands of ``game`` the report counts for the player ``name``."""
+    report = site.api("GET", "/fairness/report", params={"player": name})
+    return sum(
+        group["hands"]
+        for t in report["tables"]
+        if t["table"] == game or t["table"].startswith(game)
+        for feature in t["features"][:1]
+        for group in feature["groups"]
+        if group.get("label_code") == "player"
+    )
+
+
 def finish_bot_game(site: Site, game: str, seats: int | None = None) -> str:
     """A game of bots played to the end and counted. Other tests' games may be
     counted meanwhile, so the wait is for hands of this very kind of game."""
@@ -32,9 +45,12 @@ def finish_bot_game(site: Site, game: str, seats: int | None = None) -> str:
         site.api(
             "POST", f"/games/{created['game_id']}/seats", json={"name": f"luck-{i}", "bot": True}
         )
+    # the report's analysis may still be catching up with games finished before this
+    # one: wait for this game's own player to have hands of this kind, too
+    played = hands_of_player(site, game, "luck-1")
     wait_for(
         f"{game} game {created['game_id']} to be counted",
-        lambda: hands_of(site, game) > counted,
+        lambda: hands_of(site, game) > counted and hands_of_player(site, game, "luck-1") > played,
         timeout_s=120,
     )
     return str(created["game_id"])

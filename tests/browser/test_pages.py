@@ -14,7 +14,7 @@ from service.web import STATIC
 
 from .conftest import web_app
 
-PAGES = ("/", "/table/abc", "/replay/abc", "/fairness", "/fairness/document")
+PAGES = ("/", "/table/abc", "/replay/abc", "/fairness", "/fairness/document", "/my-games")
 
 
 @pytest.fixture
@@ -55,14 +55,28 @@ def test_static_files_and_every_import_exist(client: FlaskClient) -> None:
         "replay.html",
         "fairness.html",
         "fairness-document.html",
+        "mine.html",
     ):
         html = (STATIC / page).read_text()
         for ref in re.findall(r"""(?:src|href)="(/web/static/[^"]+)\"""", html):
             assert client.get(ref).status_code == 200, ref
 
 
+def test_the_offline_verifier_may_run_its_own_code_and_reach_nothing(client: FlaskClient) -> None:
+    response = client.get("/verifier")
+    assert response.status_code == 200 and response.mimetype == "text/html"
+    policy = response.headers["Content-Security-Policy"]
+    assert policy.startswith("default-src 'none'")
+    assert "'self'" not in policy and "unsafe-inline" not in policy and "connect-src" not in policy
+    assert re.search(r"script-src 'sha256-[A-Za-z0-9+/=]{44}';", policy)
+    text = response.get_data(as_text=True)
+    meta = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', text)
+    assert meta is not None and meta.group(1) + "; frame-ancestors 'none'" == policy
+
+
 def test_no_page_or_module_parses_data_as_html() -> None:
-    for path in Path(STATIC).rglob("*.js"):
+    offline = Path(STATIC).parent / "offline"
+    for path in [*Path(STATIC).rglob("*.js"), *offline.glob("*.js")]:
         text = path.read_text()
         for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write"):
             assert sink not in text, f"{path.name} uses {sink}"

@@ -392,3 +392,18 @@ def test_gunicorn_keeps_its_heartbeat_files_in_memory(
     real_isdir = os.path.isdir
     monkeypatch.setattr(os.path, "isdir", lambda p: p != "/dev/shm" and real_isdir(p))
     assert gunicorn_settings(conf)["worker_tmp_dir"] is None
+
+
+def test_the_audit_profile_runs_a_daily_audit_into_the_archive_volume() -> None:
+    """``--profile audit``: one ``cardroom audit`` a day, with options the command
+    takes, its report on the archive volume, on the deploy's settings."""
+    service = compose()["services"]["audit"]
+    assert service["profiles"] == ["audit"]
+    script = service["command"][-1]
+    assert service["command"][:2] == ["sh", "-c"] and "sleep 86400" in script
+    audit = script[script.index("cardroom audit") :].split(";")[0].split()
+    args = build_parser().parse_args(audit[1:])
+    assert args.func.__name__ == "cmd_audit" and args.jobs == 2
+    assert args.report.startswith("/var/lib/cardroom/archive/")
+    assert "archive:/var/lib/cardroom/archive" in service["volumes"]
+    assert service["environment"]["CARDROOM_REDIS_URL"].startswith("redis://cardroom@")

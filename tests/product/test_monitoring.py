@@ -162,6 +162,8 @@ def test_the_alerts_cover_the_bad_nights() -> None:
         "CardroomNoWorkerHeartbeat",
         "CardroomHigh5xxRate",
         "CardroomReconcilerBehind",
+        "CardroomAuditFailed",
+        "CardroomAuditStale",
     } <= set(rules)
     memory = rules["CardroomRedisMemoryHigh"]["expr"]
     assert memory.endswith(f"> {Settings.model_fields['memory_warn_ratio'].default}")

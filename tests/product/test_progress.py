@@ -1,4 +1,4 @@
-"""The long commands (``fairness --rebuild``, ``archive``, ``demo``, ``import``)
+"""The long commands (``fairness --rebuild``, ``archive``, ``demo``, ``import``, ``audit``)
 show progress on a terminal and nothing of it elsewhere or with ``--json``.
 
 A terminal is a real pseudo-terminal for one command run as a process, and
@@ -197,3 +197,14 @@ def test_demo_draws_its_progress_on_a_terminal_only(
     shown = capsys.readouterr().out
     # the bar is drawn (each game's name shows only if a refresh falls within it)
     assert ESC in shown and "2/2" in shown and "verified: commitment ok" in shown
+
+
+def test_audit_draws_its_progress_on_a_terminal_only(played: Played) -> None:
+    shown = on_a_terminal([CARDROOM, "audit", "--jobs", "1", "--no-record"])
+    assert "audit: games checked" in shown and "1/1" in shown and ESC in shown
+    assert "cardroom audit: 1 games checked, 0 failed" in shown
+    quiet = piped([CARDROOM, "audit", "--jobs", "1", "--no-record"])
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stdout.startswith("cardroom audit: 1 games checked, 0 failed")
+    assert len(quiet.stdout.splitlines()) == 1
+    assert "games checked" not in quiet.stderr and ESC not in quiet.stdout + quiet.stderr

@@ -6,6 +6,8 @@ import { $, fill, gameIdFromPath, h } from './dom.js';
 import { describe, seatName } from './events.js';
 import { describeGroup } from './hazari-eval.js';
 import { loadCatalogs, locale, t, translatePage } from './i18n.js';
+import { verifyReplay } from './verifier.js';
+import { verificationView } from './verifier-view.js';
 
 const gameName = (game) => t(`common.game.${game}`);
 const DEAL_TYPES = new Set(['Dealt', 'HandDealt']);
@@ -15,6 +17,16 @@ let doc = null;
 let position = 0;
 let dealSteps = []; // event indexes of the deals
 let items = [];
+const verdicts = { own: undefined, server: undefined }; // true, false, or null (no verdict)
+
+/** Say so when the browser's check and the server's disagree. */
+function compareVerdicts() {
+  const { own, server } = verdicts;
+  const differ = typeof own === 'boolean' && typeof server === 'boolean' && own !== server;
+  const note = $('#verify-disagree');
+  note.hidden = !differ;
+  note.textContent = differ ? t('verifier.disagree') : '';
+}
 
 const name = (s) => seatName(doc.seats, s);
 /** "Ann 120, Bob 80": each seat's figure, listed the player's way. */
@@ -337,6 +349,8 @@ async function verifyBadge() {
   const badge = $('#verify-badge');
   try {
     const v = await getJson(`${gamePath(gameId)}/verify`);
+    verdicts.server = v.verified;
+    compareVerdicts();
     if (v.verified === true) {
       badge.className = 'badge ok';
       badge.textContent = t('replay.verified', { deals: v.deals_checked, moves: v.moves_checked });
@@ -355,6 +369,23 @@ async function verifyBadge() {
     badge.className = 'badge bad';
     badge.textContent = t('replay.couldNotVerify', { error: error.message });
   }
+}
+
+/** The check this browser makes itself, from the document alone (never from /verify). */
+async function verifyHere() {
+  const box = $('#browser-verify');
+  const result = await verifyReplay(doc, {
+    onProgress: (done, total) => {
+      const line = box.querySelector('.check-verdict');
+      if (line) line.textContent = t('verifier.progress', { done, total });
+    },
+  });
+  const [verdict, ...details] = verificationView(result, t);
+  fill(box, verdict);
+  fill($('#browser-checks'), details);
+  if (!result.ok) $('#verify-details').open = true;
+  verdicts.own = result.code === 'not-revealed' ? null : result.ok;
+  compareVerdicts();
 }
 
 function seedsList() {
@@ -394,6 +425,7 @@ async function start() {
     doc = await getJson(`${gamePath(gameId)}/replay`, held ? held.token : undefined);
   } catch (error) {
     $('#error').textContent = error.message;
+    fill($('#browser-verify'), h('p', { className: 'check-verdict bad' }, t('verifier.problem.unreadable')));
     return;
   }
   document.title = t('replay.documentTitle', { game: gameName(doc.game) });
@@ -408,6 +440,7 @@ async function start() {
   );
   $('#result').textContent = resultText();
   seedsList();
+  verifyHere();
   dealSteps = doc.events.map((e, i) => (DEAL_TYPES.has(e.type) ? i : -1)).filter((i) => i >= 0);
   items = doc.events.map((e, i) =>
     h(
@@ -435,7 +468,7 @@ async function start() {
   go(dealSteps.length ? dealSteps[0] : 0);
 }
 
-loadCatalogs(['common', 'replay', 'events', 'hazari']).then(() => {
+loadCatalogs(['common', 'replay', 'events', 'hazari', 'verifier']).then(() => {
   translatePage();
   start();
 });
