@@ -22,6 +22,7 @@ from service.runtime import Runtime
 from .context import WorkerContext, bound, build, use
 from .rqworker import CardroomWorker
 from .timers import Ticker
+from .webhooks import next_due_in_ms, sweep
 
 log = logging.getLogger("cardroom.embedded")
 
@@ -84,7 +85,7 @@ class EmbeddedWorker:
         worker = self._worker()
         with bound(self.context):
             while True:
-                fired = self.runtime.followups.fire_due()
+                fired = len(self.runtime.followups.fire_due()) + sweep(self.runtime)
                 if worker.work(burst=True, logging_level="WARNING"):
                     worked += 1
                 elif not fired:
@@ -119,6 +120,9 @@ class EmbeddedWorker:
                 due_in = self.runtime.followups.next_due_in_ms()  # by Redis's clock
                 if due_in is not None:
                     wait_s = min(wait_s, due_in / 1000)
+                hook_in = next_due_in_ms(self.runtime)
+                if hook_in is not None:
+                    wait_s = min(wait_s, hook_in / 1000)
             except Exception:
                 log.exception("embedded worker loop failed; continuing")
             if wake.wait(max(SHORTEST_WAIT_S, wait_s)):
