@@ -18,14 +18,13 @@ from service.config import Settings
 from service.engines import table
 from service.engines.base import JSON, Event
 from service.metrics import APPEND_SECONDS
-from service.webhooks.notices import notices
 from service.store import (
     Append,
-    Hooks,
     AppendResult,
     Dispatch,
     EventStore,
     GameNotFound,
+    Hooks,
     Projection,
     Record,
     StateCache,
@@ -35,6 +34,7 @@ from service.store import (
     keys,
     load_game,
 )
+from service.webhooks.notices import notices
 
 log = logging.getLogger("cardroom.games")
 

@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from .store.locks import PassLocks
     from .webhooks.outbound import Outbound
     from .webhooks.subscriptions import Webhooks
-    from .webhooks.outbound import Outbound
-    from .webhooks.subscriptions import Webhooks
 
 FOLLOWUP_JOB = "workers.jobs.process_game"
 DELIVERY_JOB = "workers.webhooks.deliver"

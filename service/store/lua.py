@@ -156,7 +156,9 @@ if hooks then
           redis.call('HSET', KEYS[hooks + 1], id, hook .. ' ' .. event .. ' ' .. seat .. ' '
             .. version .. ' ' .. last_at .. ' ' .. deadline)
           redis.call('ZADD', KEYS[hooks + 2], last_at, id)
-          if ARGV[20] == '1' then redis.call('ZADD', KEYS[hooks + 3], last_at, ARGV[6] .. ' ' .. id) end
+          if ARGV[20] == '1' then
+            redis.call('ZADD', KEYS[hooks + 3], last_at, ARGV[6] .. ' ' .. id)
+          end
           queued[#queued + 1] = id
         end
       end

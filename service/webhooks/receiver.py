@@ -90,7 +90,7 @@ def handler(
     """A request handler that verifies each delivery and prints what it says."""
 
     class Receiver(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(min(length, MAX_BODY))
             if not verify_signature(secret, self.headers.get(SIGNATURE_HEADER), raw, tolerance):

@@ -108,7 +108,7 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 at = time.monotonic()
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 with receiver.cond:
@@ -162,6 +162,17 @@ class Receiver:
         self.server.server_close()
 
 
+def eventually(done: Callable[[], bool], timeout_s: float = 10.0, what: str = "") -> None:
+    """Until ``done()`` holds, looking again every 20 ms, for at most ``timeout_s``
+    (for what the workers write and nothing signals)."""
+    deadline = time.monotonic() + timeout_s
+    pause = threading.Event()
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout_s} s: {what or done}")
+        pause.wait(0.02)
+
+
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -176,6 +187,7 @@ def subscribe(
     )
     assert r.status_code == 201, r.get_json()
     data: dict[str, Any] = r.get_json()
+    r.close()
     return data
 
 
@@ -195,6 +207,7 @@ def take_seats(client: FlaskClient, game_id: str, count: int) -> list[str]:
         r = client.post(f"/games/{game_id}/seats", json={"name": f"p{i}", "client_seed": f"s{i}"})
         assert r.status_code == 201, r.get_json()
         tokens.append(r.get_json()["token"])
+        r.close()  # the answer has gone out: its follow-ups are sent
     return tokens
 
 
@@ -225,6 +238,7 @@ def play_out(
                     headers=bearer(tokens[seat]),
                 )
                 moved = r.status_code == 201
+                r.close()  # the answer has gone out: its follow-ups are sent
                 break
         if not moved:
             wait(game_id, view["version"])
