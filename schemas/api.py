@@ -445,6 +445,9 @@ class DeliveryAttempt(_Response):
     ms: float = Field(description="How long it took.")
     reply: str = Field(description="The first bytes of the reply.")
     error: str | None = Field(description="Why it failed without an answer, or more.")
+    retry_in_ms: int | None = Field(
+        default=None, description="After a failure: the wait chosen before the next attempt."
+    )
 
 
 class Delivery(_Response):

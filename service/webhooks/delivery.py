@@ -113,6 +113,7 @@ class Deliverer:
                 "last": _last(attempt),
                 "at": now,
             }
+            outcome = self._end(game_id, record.delivery_id, state, "paused")
             hooks.set_info(game_id, sub.hook_id, info)
             hooks.set_state(game_id, sub.hook_id, "paused")
             hooks.mark_paused(game_id, sub.hook_id, now)
@@ -120,7 +121,7 @@ class Deliverer:
                 "webhook paused",
                 extra={"game_id": game_id, "hook": sub.hook_id, "failures": info["failures"]},
             )
-            return self._end(game_id, record.delivery_id, state, "paused")
+            return outcome
         hooks.set_info(game_id, sub.hook_id, info)
         retry = len(state["attempts"]) - int(state.get("round", 0))
         due = now + backoff.delay_ms(
@@ -132,6 +133,7 @@ class Deliverer:
         if due > until:
             outcome = "expired" if record.deadline_ms is not None else "failed"
             return self._end(game_id, record.delivery_id, state, outcome)
+        state["attempts"][-1]["retry_in_ms"] = due - now
         state["status"], state["next_at"] = "retrying", due
         hooks.set_delivery_state(game_id, record.delivery_id, state)
         hooks.schedule(game_id, record.delivery_id, due)
@@ -152,6 +154,7 @@ def _logged(attempt: Attempt, now: int) -> dict[str, Any]:
         "ms": round(attempt.seconds * 1000, 1),
         "reply": attempt.reply.decode("utf-8", "replace"),
         "error": attempt.error,
+        "retry_in_ms": None,
     }
 
 
