@@ -3,6 +3,7 @@ on loopback that fails on purpose."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from .conftest import Rig
@@ -71,7 +72,7 @@ def test_a_receiver_that_fails_twice_gets_three_attempts_at_growing_intervals(
     assert waits[2] is None and 0 < waits[0] < waits[1]  # backoff: growing intervals
     base_ms = rig.runtime.settings.webhook_retry_base_s * 1000
     assert base_ms <= waits[0] <= 1.5 * base_ms and 2 * base_ms <= waits[1] <= 3 * base_ms
-    for before, after in zip(attempts, attempts[1:], strict=False):
+    for before, after in itertools.pairwise(attempts):
         assert after["at"] - before["at"] >= before["retry_in_ms"]  # never early
     ids = {h.headers["Cardroom-Delivery"] for h in hits}
     assert ids == {entry["id"]} and len({h.body for h in hits}) == 1  # one delivery, retried
