@@ -216,7 +216,7 @@ def test_a_name_that_turns_private_after_subscribing_is_not_called(
             view = rig.client.get(f"/games/{game_id}").get_json()
         if view["to_act"] == [1]:
             mine = rig.client.get(f"/games/{game_id}", headers=bearer(tokens[1])).get_json()
-            fold = next(m for m in mine["legal_moves"] if m.get("type") == "fold")
+            fold = next(m for m in mine["legal_moves"] if m.get("action") == "fold")
             rig.client.post(
                 f"/games/{game_id}/moves", json={"move": fold}, headers=bearer(tokens[1])
             ).close()
