@@ -296,10 +296,10 @@ class GameRepository:
         failure here loses nothing on a standalone Redis: the sweep finds them."""
         at_ms = result.at_ms or 0
         try:
-            for delivery_id in result.queued:
-                if not self.store.projects_appends:
+            if not self.store.projects_appends:
+                for delivery_id in result.queued:
                     self.store.hooks.schedule(game_id, delivery_id, at_ms)
-                self.workers.enqueue_delivery(game_id, delivery_id, at_ms)
+            self.workers.enqueue_delivery(game_id, result.queued[-1], at_ms)
         except Exception:
             log.exception("could not enqueue the webhook deliveries of game %s", game_id)
 

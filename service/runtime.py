@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from .webhooks.subscriptions import Webhooks
 
 FOLLOWUP_JOB = "workers.jobs.process_game"
-DELIVERY_JOB = "workers.webhooks.deliver"
 DRAIN_JOB = "workers.jobs.drain_followups"
 WORKER_COUNT_TTL_S = 10.0
 """How long a process trusts its count of the workers on the queue."""
@@ -305,11 +304,10 @@ class Runtime:
         return self._webhooks
 
     def enqueue_delivery(self, game_id: str, delivery_id: str, token: int) -> None:
-        """Have a worker send a queued webhook delivery now (``token``: its due
-        score, which the worker's claim checks; the sweep sends it otherwise)."""
-        options = self.job_options(game_id, 0)
-        self.queue.enqueue(DELIVERY_JOB, game_id, delivery_id, token, **options)
-        self.wake.set()
+        """Have a sender send a queued webhook delivery now: it is in the due set
+        (``token``: its score there); wake a sender blocked waiting for work
+        (:class:`workers.webhooks.Sender`), or the next one to look finds it."""
+        self.store.hooks.wake()
 
     def enqueue_drain(self, slot: int, token: str) -> None:
         """Enqueue the drain job of ``slot`` (no id of its own, so never refused

@@ -22,7 +22,7 @@ from service.runtime import Runtime
 from .context import WorkerContext, bound, build, use
 from .rqworker import CardroomWorker
 from .timers import Ticker
-from .webhooks import next_due_in_ms, sweep
+from .webhooks import Sender, deliver_due
 
 log = logging.getLogger("cardroom.embedded")
 
@@ -64,6 +64,7 @@ class EmbeddedWorker:
         self.runtime.local_worker = self
         self._thread = threading.Thread(target=self._run, name="cardroom-worker", daemon=True)
         self._thread.start()
+        Sender(self.runtime).start_thread(self._stop)  # the webhook deliveries
 
     def heartbeat_age_s(self) -> float | None:
         """Seconds since the loop last went round; ``None`` if it never did or
@@ -85,7 +86,7 @@ class EmbeddedWorker:
         worker = self._worker()
         with bound(self.context):
             while True:
-                fired = len(self.runtime.followups.fire_due()) + sweep(self.runtime)
+                fired = len(self.runtime.followups.fire_due()) + deliver_due(self.runtime)
                 if worker.work(burst=True, logging_level="WARNING"):
                     worked += 1
                 elif not fired:
@@ -120,9 +121,6 @@ class EmbeddedWorker:
                 due_in = self.runtime.followups.next_due_in_ms()  # by Redis's clock
                 if due_in is not None:
                     wait_s = min(wait_s, due_in / 1000)
-                hook_in = next_due_in_ms(self.runtime)
-                if hook_in is not None:
-                    wait_s = min(wait_s, hook_in / 1000)
             except Exception:
                 log.exception("embedded worker loop failed; continuing")
             if wake.wait(max(SHORTEST_WAIT_S, wait_s)):

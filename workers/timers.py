@@ -21,7 +21,6 @@ from service.runtime import Runtime
 from service.store.errors import STORE_UNAVAILABLE
 
 from .context import install
-from .webhooks import sweep
 
 log = logging.getLogger("cardroom.timers")
 
@@ -41,11 +40,9 @@ class Ticker:
         self._next_reconcile = 0.0
 
     def tick(self) -> int:
-        """Fire the due timers and hand out the due webhook deliveries, and run a
-        reconciler pass if one is due and no other process runs it; how many
-        timers fired and deliveries were handed out."""
+        """Fire the due timers, and run a reconciler pass if one is due and no
+        other process runs it; how many timers fired."""
         fired = len(self.runtime.followups.fire_due())
-        fired += sweep(self.runtime)
         if self.reconcile and time.monotonic() >= self._next_reconcile:
             self._next_reconcile = time.monotonic() + self.reconcile_every_s
             if self._take_turn():

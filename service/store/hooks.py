@@ -22,6 +22,9 @@ from typing import Any, Final, cast
 from . import clock, keys
 from .clients import Client
 
+WAKE_TOKENS: Final = 16
+"""The most wake tokens kept: enough to wake every sender, never a growing list."""
+
 SUBSCRIBE: Final = """
 -- KEYS[1]: the game's hooks hash; KEYS[2]: its hook info hash.
 -- ARGV: hook id, its match line, its info JSON, the most subscriptions a game
@@ -242,6 +245,15 @@ class HookStore:
             "list[tuple[bytes, float]]", self._redis.zrange(keys.HOOKS_DUE, 0, 0, withscores=True)
         )
         return int(first[0][1]) if first else None
+
+    def wake(self) -> None:
+        """Wake a sender blocked in :meth:`wait_for_work` (a few tokens at most are kept)."""
+        if int(self._redis.llen(keys.HOOKS_WAKE)) < WAKE_TOKENS:
+            self._redis.lpush(keys.HOOKS_WAKE, b"1")
+
+    def wait_for_work(self, timeout_s: float) -> bool:
+        """Block until woken or ``timeout_s`` passed (``BLPOP``); whether woken."""
+        return self._redis.blpop([keys.HOOKS_WAKE], timeout=max(0.01, timeout_s)) is not None
 
     def is_due(self, game_id: str, delivery_id: str) -> bool:
         return self._redis.zscore(keys.HOOKS_DUE, f"{game_id} {delivery_id}") is not None

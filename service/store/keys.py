@@ -206,6 +206,8 @@ def entry_time(entry_id: bytes | str) -> int:
 HOOKS_DUE: Final = f"{PREFIX}:{{hooks}}:due"
 """Sorted set ``"<game_id> <delivery_id>"`` → when that delivery's next attempt
 is due (ms); a claimed one is pushed a lease ahead."""
+HOOKS_WAKE: Final = f"{PREFIX}:{{hooks}}:wake"
+"""List the senders block on (``BLPOP``): pushed to when deliveries are queued."""
 HOOKS_PAUSED: Final = f"{PREFIX}:{{hooks}}:paused"
 """Sorted set ``"<game_id> <hook_id>"`` → when the subscription was paused."""
 
