@@ -10,6 +10,7 @@ anything connects to it.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,9 @@ import httpx
 from service.errors import WebhookUrlRefused
 
 from .urls import Policy, Resolver, Target, check, system_resolver
+
+logging.getLogger("httpx").setLevel(logging.WARNING)  # its INFO line names the receiver's URL
+logging.getLogger("httpcore").setLevel(logging.WARNING)
 
 REPLY_KEPT = 256
 """Bytes of a reply the delivery log keeps."""

@@ -90,3 +90,26 @@ def test_the_secret_is_shown_once_rotated_and_a_deleted_hook_is_gone(
     assert r.status_code == 404 and r.get_json()["type"].endswith("/webhook-not-found")
     listed = rig.client.get(f"/games/{game_id}/webhooks", headers=bearer(tokens[0])).get_json()
     assert listed["items"] == []
+
+
+def test_an_address_has_a_budget_of_subscriptions() -> None:
+    from service.api import create_app
+    from service.config import load_settings
+    from service.runtime import Runtime
+
+    settings = load_settings(limit_webhooks="2/hour", rate_limit="1000/second")
+    runtime = Runtime.from_settings(settings)
+    app = create_app(settings, runtime, {"TESTING": True})
+    client = app.test_client()
+    game_id = client.post("/games", json={"game": "azi", "seats": 4, "options": {}}).get_json()[
+        "game_id"
+    ]
+    tokens = take_seats(client, game_id, 3)
+    body = {"url": "https://93.184.216.34/in", "events": ["turn_started"]}
+    answers = [
+        client.post(f"/games/{game_id}/webhooks", json=body, headers=bearer(t)) for t in tokens
+    ]
+    assert [a.status_code for a in answers] == [201, 201, 429]
+    problem = answers[2].get_json()
+    assert problem["type"].endswith("/rate-limited") and problem["budget"] == "webhooks"
+    assert "Retry-After" in answers[2].headers
