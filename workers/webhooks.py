@@ -43,7 +43,7 @@ def deliver_due(runtime: Runtime, limit: int = 200) -> int:
     claimed = hooks.claim_due(limit, lease_ms)
     send = deliverer(runtime)
     for game_id, delivery_id, token in claimed:
-        send.run(game_id, delivery_id, token)
+        send.run(game_id, delivery_id, token, claimed=True)
     return len(claimed)
 
 
@@ -109,7 +109,7 @@ class Sender:
 
     def _send(self, game_id: str, delivery_id: str, token: int) -> None:
         try:
-            self._deliverer.run(game_id, delivery_id, token)
+            self._deliverer.run(game_id, delivery_id, token, claimed=True)
         except Exception:
             log.exception("webhooks: delivery failed", extra={"game_id": game_id})
         finally:

@@ -55,10 +55,15 @@ class Deliverer:
     settings: Settings
     outbound: Outbound
 
-    def run(self, game_id: str, delivery_id: str, token: int) -> str | None:
-        """Deliver if the claim holds; the delivery's status after, ``None`` if not claimed."""
+    def run(
+        self, game_id: str, delivery_id: str, token: int, *, claimed: bool = False
+    ) -> str | None:
+        """Deliver if the claim holds (``claimed``: the caller holds it already,
+        from :meth:`~service.store.hooks.HookStore.claim_due`); the delivery's
+        status after, ``None`` if not claimed."""
         hooks = self.store.hooks
-        if not hooks.claim(game_id, delivery_id, token, int(self.settings.webhook_lease_s * 1000)):
+        lease_ms = int(self.settings.webhook_lease_s * 1000)
+        if not claimed and not hooks.claim(game_id, delivery_id, token, lease_ms):
             return None
         record = hooks.record(game_id, delivery_id)
         sub = None if record is None else hooks.subscription(game_id, record.hook_id)
