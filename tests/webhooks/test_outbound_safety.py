@@ -4,6 +4,7 @@ process tries to anything but loopback fails the test (the rig's guard)."""
 
 from __future__ import annotations
 
+import ipaddress
 import string
 from collections.abc import Iterator
 
@@ -95,7 +96,7 @@ def test_any_text_is_a_target_or_refused_never_an_error(url: str) -> None:
         target = check(url, Policy(), stub_resolver)
     except WebhookUrlRefused:
         return
-    assert target.scheme == "https" and target.address == "93.184.216.34"
+    assert target.scheme == "https" and ipaddress.ip_address(target.address).is_global
 
 
 @pytest.fixture(scope="module")
