@@ -19,6 +19,7 @@ BENCHES = (
     "bench.bench_pages",
     "bench.slowloris",
     "bench.bench_workers",
+    "bench.bench_webhooks",
     "bench.bench_cluster",
     "bench.throughput",
     "bench.load",

@@ -393,3 +393,77 @@ class Ready(_Response):
         default=None,
         description="Workers whose heartbeat is recent enough (the API only; at least 1).",
     )
+
+
+# -- webhooks -------------------------------------------------------------------
+WebhookEvent = Literal["turn_started", "hand_ended", "game_ended", "seat_away"]
+
+
+class CreateWebhookRequest(_Request):
+    url: str = Field(
+        min_length=1,
+        max_length=2048,
+        description=(
+            "Where to POST the deliveries: https (a public address, checked after DNS "
+            "resolution; http to loopback only where the operator allows it)."
+        ),
+    )
+    events: list[WebhookEvent] = Field(min_length=1, max_length=4, description="The events wanted.")
+
+
+class WebhookPause(_Response):
+    reason: str = Field(description="Why: `failing` (every attempt failed for a while).")
+    failures: int
+    last: str = Field(description="The last attempt's result: `HTTP 500`, `timeout`, …")
+    at: int = Field(description="When it was paused (ms since the epoch).")
+
+
+class Webhook(_Response):
+    id: str
+    url: str
+    events: list[WebhookEvent]
+    seat: int
+    status: Literal["active", "paused", "ended"]
+    created_at: int
+    failures: int = Field(description="Failed attempts in a row.")
+    paused: WebhookPause | None = Field(
+        default=None, description="Why the subscription is paused (null unless it is)."
+    )
+    secret: str | None = Field(
+        default=None,
+        description="The signing secret: only in the answers that made or rotated it.",
+    )
+
+
+class WebhookList(_Response):
+    items: list[Webhook]
+
+
+class DeliveryAttempt(_Response):
+    at: int = Field(description="When it was made (ms since the epoch).")
+    status: int | None = Field(description="The receiver's HTTP status (null: no answer).")
+    ms: float = Field(description="How long it took.")
+    reply: str = Field(description="The first bytes of the reply.")
+    error: str | None = Field(description="Why it failed without an answer, or more.")
+    retry_in_ms: int | None = Field(
+        default=None, description="After a failure: the wait chosen before the next attempt."
+    )
+
+
+class Delivery(_Response):
+    id: str = Field(
+        description="The delivery's id: the Cardroom-Delivery header, kept on redelivery."
+    )
+    webhook_id: str
+    event: WebhookEvent
+    seat: int
+    version: int
+    at: int = Field(description="When its event was appended (ms since the epoch).")
+    deadline: int | None = Field(description="The turn's deadline (turn_started).")
+    status: Literal["queued", "retrying", "delivered", "failed", "expired", "paused", "dropped"]
+    next_at: int | None = Field(default=None, description="When it is tried next.")
+    attempts: list[DeliveryAttempt]
+
+
+class DeliveryList(_Response):
+    items: list[Delivery]

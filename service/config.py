@@ -17,7 +17,92 @@ RATE_PATTERN: Final = r"(?i)^\s*[1-9]\d*\s*(/|per)\s*(second|minute|hour)s?\s*$"
 """A rate budget: ``N/second``, ``N/minute`` or ``N/hour`` (see service/budgets.py)."""
 
 
-class Settings(BaseSettings):
+class WebhookSettings(BaseSettings):
+    """The turn webhooks' settings (``docs/webhooks.md``), a part of :class:`Settings`."""
+
+    model_config = SettingsConfigDict(env_prefix="CARDROOM_", extra="ignore")
+
+    public_url: str = Field(
+        default="http://127.0.0.1:8000",
+        description=(
+            "The address players reach cardroom at: webhook payloads link to the table's "
+            "page under it."
+        ),
+    )
+    limit_webhooks: str = Field(
+        default="30/hour",
+        pattern=RATE_PATTERN,
+        description="Webhook subscriptions made per client address.",
+    )
+    webhooks_per_game: int = Field(
+        default=16, ge=1, le=256, description="Webhook subscriptions a game may have at once."
+    )
+    webhooks_per_seat: int = Field(
+        default=2, ge=1, le=16, description="Webhook subscriptions a seat may have at once."
+    )
+    webhook_http_loopback: bool = Field(
+        default=False,
+        description=(
+            "Allow webhook URLs to loopback addresses (http or https), for development. "
+            "Never on a shared server."
+        ),
+    )
+    webhook_allow: str = Field(
+        default="",
+        description=(
+            "Comma-separated hosts (`.example.org` for a domain), addresses or networks: "
+            "when set, webhooks may call only these (a network named here may be private)."
+        ),
+    )
+    webhook_deny: str = Field(
+        default="",
+        description="Comma-separated hosts, domains, addresses or networks webhooks never call.",
+    )
+    webhook_timeout_s: float = Field(
+        default=5.0, gt=0, le=30, description="The longest one webhook attempt may take in all."
+    )
+    webhook_reply_bytes: int = Field(
+        default=4096, ge=0, le=1024 * 1024, description="Bytes of a receiver's reply read."
+    )
+    webhook_follow_redirects: int = Field(
+        default=0,
+        ge=0,
+        le=5,
+        description="Redirects a webhook attempt follows (each checked as the URL is); 0: none.",
+    )
+    webhook_retry_base_s: float = Field(
+        default=10.0, gt=0, le=3600, description="The first retry's wait; each doubles it."
+    )
+    webhook_retry_max_s: float = Field(
+        default=3600.0, gt=0, le=86_400, description="The longest wait between two retries."
+    )
+    webhook_retry_window_s: float = Field(
+        default=86_400.0,
+        gt=0,
+        le=7 * 86_400,
+        description=(
+            "How long deliveries other than turn_started are retried after their event "
+            "(turn_started: until the turn's deadline)."
+        ),
+    )
+    webhook_pause_after: int = Field(
+        default=10,
+        ge=1,
+        le=1000,
+        description="Failed attempts in a row after which a subscription is paused.",
+    )
+    webhook_lease_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description=(
+            "How long a worker holds a delivery it is sending; one lost with its worker "
+            "is sent again this much later."
+        ),
+    )
+
+
+class Settings(WebhookSettings):
     model_config = SettingsConfigDict(env_prefix="CARDROOM_", extra="ignore")
 
     redis_url: str | None = Field(

@@ -83,3 +83,40 @@ class RateLimited(ServiceError):
             f"too many requests of the {budget!r} budget from {who} "
             f"(it allows {rate}); retry after {self.retry_after_s} s"
         )
+
+
+class WebhookUrlRefused(ServiceError, ValueError):
+    """A webhook URL cardroom will not call: ``reason`` says why, as a code
+    (``scheme``, ``malformed``, ``credentials``, ``unresolvable``, ``address``,
+    ``denied``, ``not_allowed``)."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        super().__init__(detail)
+
+
+class TooManyWebhooks(ServiceError, RuntimeError):
+    """A game's (``scope`` ``game``) or a seat's (``seat``) subscriptions are at their cap."""
+
+    def __init__(self, scope: str, limit: int) -> None:
+        self.scope = scope
+        self.limit = limit
+        super().__init__(
+            f"this {scope} already has {limit} webhook subscriptions, the most it may have; "
+            "delete one first"
+        )
+
+
+class WebhookNotFound(ServiceError, LookupError):
+    """No such subscription (or delivery) of this seat in this game."""
+
+    def __init__(self, what: str, ident: str) -> None:
+        self.what = what
+        super().__init__(f"no {what} {ident!r} of this seat in this game")
+
+
+class WebhooksClosed(ServiceError, RuntimeError):
+    """A subscription asked for in a game that has ended."""
+
+    def __init__(self) -> None:
+        super().__init__("this game has ended: its webhooks have ended with it")

@@ -53,6 +53,34 @@ STREAMS_REFUSED = Counter(
     "Live event streams refused at a cap (429 too-many-streams), by the cap's scope.",
     ["scope"],
 )
+WEBHOOK_DELIVERIES = Counter(
+    "cardroom_webhook_deliveries_total",
+    "Webhook deliveries ended, by outcome (delivered, failed: retries spent, expired: "
+    "the turn's deadline passed, paused: the subscription was paused, dropped: it was "
+    "deleted or the game removed).",
+    ["outcome"],
+)
+WEBHOOK_ATTEMPTS = Counter(
+    "cardroom_webhook_attempts_total",
+    "Webhook attempts, by result (ok, http_error, timeout, connect, blocked, other).",
+    ["result"],
+)
+WEBHOOK_LAG_SECONDS = Histogram(
+    "cardroom_webhook_lag_seconds",
+    "From a webhook's event to its delivery's first attempt.",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0),
+)
+WEBHOOK_ATTEMPT_SECONDS = Histogram(
+    "cardroom_webhook_attempt_seconds",
+    "Time of one webhook attempt, from connecting to the reply read.",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+WEBHOOKS_PAUSED = Gauge(
+    "cardroom_webhooks_paused",
+    "Webhook subscriptions paused after failing again and again (as the workers' "
+    "sweep last counted them).",
+    multiprocess_mode="livemax",
+)
 BUILD_INFO = Gauge(
     "cardroom_build_info",
     "Always 1: the version of cardroom and of Python this process runs.",

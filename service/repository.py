@@ -24,6 +24,7 @@ from service.store import (
     Dispatch,
     EventStore,
     GameNotFound,
+    Hooks,
     Projection,
     Record,
     StateCache,
@@ -33,6 +34,7 @@ from service.store import (
     keys,
     load_game,
 )
+from service.webhooks.notices import notices
 
 log = logging.getLogger("cardroom.games")
 
@@ -64,6 +66,8 @@ class Workers(Protocol):
     def enqueue_followup(self, game_id: str, version: int = 0) -> None: ...
 
     def enqueue_drain(self, slot: int, token: str) -> None: ...
+
+    def enqueue_delivery(self, game_id: str, delivery_id: str, token: int) -> None: ...
 
 
 class GameRepository:
@@ -164,6 +168,7 @@ class GameRepository:
         new_state = table.fold(events, state)
         response = respond(new_state, events) if respond is not None else None
         dispatch = self.workers.append_dispatch()
+        decided = notices(state, new_state, events)
         append = Append(
             state.game_id,
             state.version,
@@ -172,6 +177,7 @@ class GameRepository:
             last_entry=last_entry,
             projection=self.projection(state, new_state, events),
             dispatch=dispatch,
+            hooks=Hooks(decided) if decided else None,
         )
         with APPEND_SECONDS.time():
             result = self.store.write(append)
@@ -268,6 +274,8 @@ class GameRepository:
         ``dispatch``, the append script itself put the game on the drains' list:
         only a drain job for the slot it took is left to enqueue."""
         self.cache.put(new, result.at_ms)
+        if result.queued:
+            self._deliver(new.game_id, result)
         if not result.lag_counted:  # a cluster: the lag keys are not in the game's slot
             self.store.lag.appended(new.game_id, new.version - (old.version if old else 0))
         if old is not None and old.status != new.status:
@@ -281,6 +289,19 @@ class GameRepository:
                 self.start_drain(result.drain_slot, dispatch.token)
         except Exception:  # the move stands; the workers' reconciliation finds the game
             log.exception("could not enqueue the follow-up of game %s", new.game_id)
+
+    def _deliver(self, game_id: str, result: AppendResult) -> None:
+        """Have the workers send the webhook deliveries the append queued (on a
+        cluster, first put them in the due set: the script could not). A
+        failure here loses nothing on a standalone Redis: the sweep finds them."""
+        at_ms = result.at_ms or 0
+        try:
+            if not self.store.projects_appends:
+                for delivery_id in result.queued:
+                    self.store.hooks.schedule(game_id, delivery_id, at_ms)
+            self.workers.enqueue_delivery(game_id, result.queued[-1], at_ms)
+        except Exception:
+            log.exception("could not enqueue the webhook deliveries of game %s", game_id)
 
 
 def touch_quietly(store: EventStore, game_id: str, at_ms: int | None = None) -> None:

@@ -162,6 +162,7 @@ def game_keys(game_id: str) -> list[str]:
         keys.failures(game_id),
         keys.fairness_notes(game_id),
         *answer_keys(game_id),
+        *keys.hook_keys(game_id),
     ]
 
 

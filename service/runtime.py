@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from .store.drains import Drains
     from .store.followups import Followups
     from .store.locks import PassLocks
+    from .webhooks.outbound import Outbound
+    from .webhooks.subscriptions import Webhooks
 
 FOLLOWUP_JOB = "workers.jobs.process_game"
 DRAIN_JOB = "workers.jobs.drain_followups"
@@ -93,6 +95,8 @@ class Runtime:
     _workers: tuple[float, int] = field(default=(0.0, 1), init=False)
     _store: EventStore | None = field(default=None, init=False)
     _service: GameService | None = field(default=None, init=False)
+    _outbound: Outbound | None = field(default=None, init=False)
+    _webhooks: Webhooks | None = field(default=None, init=False)
     wake: threading.Event = field(default_factory=threading.Event, init=False)
     """Set on every enqueue: the embedded worker waits on it instead of polling."""
     local_worker: LocalWorker | None = field(default=None, init=False)
@@ -265,6 +269,45 @@ class Runtime:
         """The :class:`service.store.Dispatch` to give an append, if
         :attr:`dispatch_on_append`."""
         return self.drains.inline() if self.dispatch_on_append else None
+
+    @property
+    def outbound(self) -> Outbound:
+        """How this process calls webhook receivers (:mod:`service.webhooks.outbound`),
+        from the ``CARDROOM_WEBHOOK_*`` settings; tests set their own."""
+        if self._outbound is None:
+            from .webhooks.outbound import Outbound
+            from .webhooks.urls import Policy
+
+            s = self.settings
+            self._outbound = Outbound(
+                policy=Policy.parse(s.webhook_http_loopback, s.webhook_allow, s.webhook_deny),
+                timeout_s=s.webhook_timeout_s,
+                max_reply=s.webhook_reply_bytes,
+                follow_redirects=s.webhook_follow_redirects,
+            )
+        return self._outbound
+
+    @outbound.setter
+    def outbound(self, outbound: Outbound) -> None:
+        self._outbound = outbound
+
+    @property
+    def webhooks(self) -> Webhooks:
+        """The seats' webhooks (:mod:`service.webhooks.subscriptions`)."""
+        if self._webhooks is None:
+            from .webhooks.subscriptions import Webhooks
+
+            self._webhooks = Webhooks(
+                self.store, self.settings, self.outbound, self.enqueue_delivery
+            )
+        self._webhooks.outbound = self.outbound
+        return self._webhooks
+
+    def enqueue_delivery(self, game_id: str, delivery_id: str, token: int) -> None:
+        """Have a sender send a queued webhook delivery now: it is in the due set
+        (``token``: its score there); wake a sender blocked waiting for work
+        (:class:`workers.webhooks.Sender`), or the next one to look finds it."""
+        self.store.hooks.wake()
 
     def enqueue_drain(self, slot: int, token: str) -> None:
         """Enqueue the drain job of ``slot`` (no id of its own, so never refused

@@ -40,6 +40,11 @@ from .metrics import (
     STORE_REFUSING_WRITES,
     STREAMS_OPEN,
     STREAMS_REFUSED,
+    WEBHOOK_ATTEMPT_SECONDS,
+    WEBHOOK_ATTEMPTS,
+    WEBHOOK_DELIVERIES,
+    WEBHOOK_LAG_SECONDS,
+    WEBHOOKS_PAUSED,
 )
 from .retention import REDIS_MEMORY_RATIO, RETAINED
 
@@ -58,9 +63,18 @@ APP_METRICS: Final[tuple[Collector, ...]] = (
     BUILD_INFO,
 )
 """What the API and the stream server count."""
-WORKER_ONLY: Final[tuple[MetricWrapperBase, ...]] = (REDIS_MEMORY_RATIO, RETAINED)
-"""The retention pass's: kept by the process that runs it (a worker, the scheduler, or
-``cardroom serve``'s in-process worker), never by gunicorn's."""
+WORKER_ONLY: Final[tuple[MetricWrapperBase, ...]] = (
+    REDIS_MEMORY_RATIO,
+    RETAINED,
+    WEBHOOK_DELIVERIES,
+    WEBHOOK_ATTEMPTS,
+    WEBHOOK_LAG_SECONDS,
+    WEBHOOK_ATTEMPT_SECONDS,
+    WEBHOOKS_PAUSED,
+)
+"""The retention pass's and the webhook deliveries': kept by the process that runs
+them (a worker, the scheduler, or ``cardroom serve``'s in-process worker), never by
+gunicorn's."""
 WORKER_METRICS: Final[tuple[Collector, ...]] = (*WORKER_ONLY, APPEND_SECONDS, BUILD_INFO)
 """What ``cardroom worker`` and ``cardroom scheduler`` serve (and their process metrics)."""
 LIVE_FILE: Final = re.compile(r"gauge_live[a-z]+_(\d+)\.db")

@@ -22,6 +22,7 @@ from service.runtime import Runtime
 from .context import WorkerContext, bound, build, use
 from .rqworker import CardroomWorker
 from .timers import Ticker
+from .webhooks import Sender, deliver_due
 
 log = logging.getLogger("cardroom.embedded")
 
@@ -63,6 +64,7 @@ class EmbeddedWorker:
         self.runtime.local_worker = self
         self._thread = threading.Thread(target=self._run, name="cardroom-worker", daemon=True)
         self._thread.start()
+        Sender(self.runtime).start_thread(self._stop)  # the webhook deliveries
 
     def heartbeat_age_s(self) -> float | None:
         """Seconds since the loop last went round; ``None`` if it never did or
@@ -84,7 +86,7 @@ class EmbeddedWorker:
         worker = self._worker()
         with bound(self.context):
             while True:
-                fired = self.runtime.followups.fire_due()
+                fired = len(self.runtime.followups.fire_due()) + deliver_due(self.runtime)
                 if worker.work(burst=True, logging_level="WARNING"):
                     worked += 1
                 elif not fired:

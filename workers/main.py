@@ -18,6 +18,7 @@ from service.scrape import serve_worker_metrics
 from .context import context, install
 from .rqworker import CardroomWorker
 from .timers import Ticker
+from .webhooks import Sender
 
 log = logging.getLogger("cardroom.worker")
 
@@ -77,6 +78,8 @@ def run_worker(settings: Settings, *, burst: bool = False, with_scheduler: bool 
         serve_worker_metrics(settings.worker_metrics_port, settings.metrics_host, "worker")
     if with_scheduler and not burst:
         Ticker(runtime).start_thread(threading.Event())
+    if not burst:
+        Sender(runtime).start_thread(threading.Event())  # the webhook deliveries
     while True:
         # Jobs are short and many: run them in this process (its caches stay warm)
         # rather than in a fresh interpreter per job.

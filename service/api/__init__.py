@@ -19,7 +19,7 @@ from service.observe import init_observability
 from service.runtime import Runtime
 from service.web import bp as web_pages
 
-from . import errors, events, fairness, floor, games, meta, moves, replays, seats
+from . import errors, events, fairness, floor, games, meta, moves, replays, seats, webhooks
 from .followups import deferred, init_followups
 from .limits import init_cors, init_limits
 from .requestids import init_request_ids
@@ -103,6 +103,7 @@ def _register_blueprints(app: Flask) -> None:
             moves.bp,
             events.bp,
             replays.bp,
+            webhooks.bp,
             fairness.bp,
             meta.bp,
         ):

@@ -34,7 +34,11 @@ from service.errors import (
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
     RateLimited,
+    TooManyWebhooks,
     Unauthenticated,
+    WebhookNotFound,
+    WebhooksClosed,
+    WebhookUrlRefused,
 )
 from service.idempotency import CLIENT_SECRET
 from service.store.errors import (
@@ -243,6 +247,28 @@ def _bad_client_secret(exc: BadClientSecret) -> Response:
     return problem(422, "bad-client-secret", "Bad client secret", str(exc), field=CLIENT_SECRET)
 
 
+def _webhook_url_refused(exc: WebhookUrlRefused) -> Response:
+    return problem(
+        422, "webhook-url-refused", "Webhook URL refused", str(exc), field="url", reason=exc.reason
+    )
+
+
+def _too_many_webhooks(exc: TooManyWebhooks) -> Response:
+    return problem(
+        409, "too-many-webhooks", "Too many webhooks", str(exc), scope=exc.scope, limit=exc.limit
+    )
+
+
+def _webhook_not_found(exc: WebhookNotFound) -> Response:
+    if exc.what == "delivery":
+        return problem(404, "delivery-not-found", "No such delivery", str(exc))
+    return problem(404, "webhook-not-found", "No such webhook", str(exc))
+
+
+def _webhooks_closed(exc: WebhooksClosed) -> Response:
+    return problem(409, "webhooks-closed", "Webhooks ended with the game", str(exc))
+
+
 def _bad_cursor(exc: BadCursor) -> Response:
     return problem(422, "invalid-body", "Invalid request", str(exc), field="cursor")
 
@@ -316,6 +342,10 @@ PROBLEMS: Final[Mapping[type[BaseException], Render]] = {
     IdempotencyKeyReused: _key_reused,
     IdempotencyKeyInUse: _key_in_use,
     BadClientSecret: _bad_client_secret,
+    WebhookUrlRefused: _webhook_url_refused,
+    TooManyWebhooks: _too_many_webhooks,
+    WebhookNotFound: _webhook_not_found,
+    WebhooksClosed: _webhooks_closed,
     # the schemas (a pydantic ValidationError becomes a BodyError first)
     BodyError: _invalid_body,
     # the engines

@@ -41,6 +41,7 @@ ADDRESS_BUDGETS: Final = {
     "seats.take_seat": "seats",
     "replays.replay": "reads",
     "replays.verify": "reads",
+    "webhooks.create_webhook": "webhooks",
 }
 """The endpoints with an address budget of their own, and its name."""
 EVENTS_PER_READ: Final = 100
@@ -59,6 +60,7 @@ class Limits:
             "games": Rate.parse(settings.limit_games),
             "seats": Rate.parse(settings.limit_seats),
             "reads": Rate.parse(settings.limit_reads),
+            "webhooks": Rate.parse(settings.limit_webhooks),
             "requests": Rate.parse(settings.rate_limit),
         }
         self.shared: RedisBudgets | MemoryBudgets = (

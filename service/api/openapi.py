@@ -225,6 +225,80 @@ OPS: Final = (
         (404, 410, 429),
     ),
     Op(
+        "post",
+        "/games/{game_id}/webhooks",
+        "Subscribe a webhook",
+        "Asks cardroom to POST this seat's events (`turn_started`, `hand_ended`, `game_ended`, "
+        "`seat_away`) to `url`, signed with the `secret` in this answer only (see "
+        "docs/webhooks.md). The URL must be https to a public address, checked after DNS "
+        "resolution (`422 webhook-url-refused` naming the `reason`); a seat and a game have "
+        "a budget of subscriptions (`409 too-many-webhooks`); an ended game takes none "
+        "(`409 webhooks-closed`).",
+        "webhooks",
+        201,
+        api.Webhook,
+        (400, 401, 403, 404, 409, 410, 413, 415, 422, 429, 503),
+        request=api.CreateWebhookRequest,
+        auth="required",
+    ),
+    Op(
+        "get",
+        "/games/{game_id}/webhooks",
+        "The seat's webhooks",
+        "This seat's subscriptions, without their secrets; a paused one says why (`paused`).",
+        "webhooks",
+        200,
+        api.WebhookList,
+        (401, 403, 404, 410, 429, 503),
+        auth="required",
+    ),
+    Op(
+        "delete",
+        "/games/{game_id}/webhooks/{hook_id}",
+        "Delete a webhook",
+        "Ends one of this seat's subscriptions; its queued deliveries are dropped.",
+        "webhooks",
+        204,
+        None,
+        (401, 403, 404, 410, 429, 503),
+        auth="required",
+    ),
+    Op(
+        "post",
+        "/games/{game_id}/webhooks/{hook_id}/rotate",
+        "Rotate a webhook's secret",
+        "A new signing secret, in this answer only; the old one signs nothing more.",
+        "webhooks",
+        200,
+        api.Webhook,
+        (401, 403, 404, 410, 429, 503),
+        auth="required",
+    ),
+    Op(
+        "get",
+        "/games/{game_id}/webhooks/{hook_id}/deliveries",
+        "A webhook's delivery log",
+        "The subscription's deliveries, newest first: status, and each attempt's HTTP status, "
+        "time taken and the first bytes of the reply.",
+        "webhooks",
+        200,
+        api.DeliveryList,
+        (401, 403, 404, 410, 429, 503),
+        auth="required",
+    ),
+    Op(
+        "post",
+        "/games/{game_id}/webhooks/{hook_id}/deliveries/{delivery_id}/redeliver",
+        "Redeliver",
+        "Sends a delivery again now, with the same `Cardroom-Delivery` id and body, and "
+        "resumes its subscription if it was paused.",
+        "webhooks",
+        202,
+        api.Delivery,
+        (401, 403, 404, 410, 429, 503),
+        auth="required",
+    ),
+    Op(
         "get",
         "/fairness/report",
         "The fairness report",
@@ -298,6 +372,17 @@ def _params(op: Op) -> list[dict[str, Any]]:
     params: list[dict[str, Any]] = []
     if "{game_id}" in op.path:
         params.append(GAME_ID_PARAM)
+    for name, what in (("hook_id", "webhook"), ("delivery_id", "delivery")):
+        if "{" + name + "}" in op.path:
+            params.append(
+                {
+                    "name": name,
+                    "in": "path",
+                    "required": True,
+                    "description": f"The {what}'s id, as its subscription's answers give it.",
+                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$"},
+                }
+            )
     params.extend(op.headers)
     if op.query is not None:
         props = op.query.model_json_schema()["properties"]
@@ -308,7 +393,7 @@ def _params(op: Op) -> list[dict[str, Any]]:
 
 
 def _operation(op: Op) -> dict[str, Any]:
-    ok: dict[str, Any] = {"description": "OK"}
+    ok: dict[str, Any] = {"description": "No content" if op.ok == 204 else "OK"}
     if op.response is not None:
         ok["content"] = _content(op.response)
     if op.ok_headers:

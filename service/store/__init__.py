@@ -19,7 +19,7 @@ never the service, the API or the workers.
 
 from __future__ import annotations
 
-from .append import Append, Dispatch, Projection, Record
+from .append import Append, Dispatch, Hooks, Projection, Record
 from .archive import export_jsonl, import_jsonl
 from .errors import (
     BadCursor,
@@ -56,6 +56,7 @@ __all__ = [
     "GameExists",
     "GameNotFound",
     "GameSummary",
+    "Hooks",
     "LoadParts",
     "NotReplicated",
     "Projection",

@@ -41,8 +41,10 @@ ARGS: Final = (
     "idle",
     "to_act",
     "limit_ms",
+    "hook_notices",
+    "hook_due",
 )
-"""The append script's named arguments, ``ARGV[1..18]``; four per event follow:
+"""The append script's named arguments, ``ARGV[1..20]``; four per event follow:
 an event's in the second stored form (:mod:`schemas.entries`) is ``(type,
 '', its e field, '')``, an entry in the first form ``(type, schema_version,
 data, at_ms)``."""
@@ -89,6 +91,16 @@ class Projection:
 
 
 @dataclass(frozen=True, slots=True)
+class Hooks:
+    """The webhook events an append decides (:mod:`service.webhooks.notices`):
+    the script queues a delivery for every subscription of the game that
+    wants one, in the same step as the events (:mod:`service.store.hooks`)."""
+
+    notices: tuple[str, ...]
+    """Each ``"event:seat:limit_ms"`` (seat ``*``: every seat; limit ``''``: none)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     """The idempotency record an append keeps: its key and, if asked, the answer."""
 
@@ -108,6 +120,9 @@ class Settings:
     marker_ttl_ms: int
     counts_lag: bool
     projects: bool
+    schedules_hooks: bool = False
+    """Whether the script also puts queued deliveries in the webhooks' due set
+    (a standalone Redis: that set is not in a game's slot)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +139,7 @@ class Append:
     """The id of the entry the caller's (cached) state ends with: checked."""
     projection: Projection | None = None
     dispatch: Dispatch | None = None
+    hooks: Hooks | None = None
 
     def check(self) -> None:
         """Refuse an append that could never be right (``ValueError``)."""
@@ -164,6 +180,8 @@ class Append:
             "slot_token": "" if self.dispatch is None else self.dispatch.token,
             "last_entry": self.last_entry or "",
             **self._projected(settings),
+            "hook_notices": " ".join(self.hooks.notices) if self.hooks else "",
+            "hook_due": "1" if settings.schedules_hooks else "0",
         }
         args: list[Any] = [named[name] for name in ARGS]
         for event in self.events:  # the second stored form (one field), at the server's time
@@ -175,7 +193,7 @@ class Append:
     def _keys(self, settings: Settings) -> list[str]:
         """In the script's order: the stream, the marker, then each only when
         asked for: the record, the snapshot + meta + timers, the lag keys, the
-        drains' list and slots."""
+        drains' list and slots, the game's hook keys (+ the due set)."""
         out = [keys.events(self.game_id), keys.followup(self.game_id)]
         if self.record is not None:
             out.append(keys.idem(self.game_id, self.record.key))
@@ -185,6 +203,11 @@ class Append:
             out += [keys.LAG, keys.LAG_TOTAL]
         if self.dispatch is not None:
             out += [self.dispatch.pending, *self.dispatch.slots]
+        if self.hooks is not None and self.hooks.notices:
+            gid = self.game_id
+            out += [keys.hooks(gid), keys.deliveries(gid), keys.delivery_log(gid)]
+            if settings.schedules_hooks:
+                out.append(keys.HOOKS_DUE)
         return out
 
     def _projected(self, settings: Settings) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from .entries import StreamEntries
 from .errors import GameExists, GameNotFound, NotReplicated, VersionConflict
 from .fairness import FairnessCounts
 from .health import ServerHealth
+from .hooks import HookStore
 from .index import GamesIndex, GameSummary
 from .lag import LagCounts
 from .locks import PassLocks
@@ -113,6 +114,9 @@ class AppendResult:
     game is on the drains' list, and this is the slot it took (a drain job must
     be enqueued for it) or -1 (the drains running serve it). ``None``: the
     caller sees to the follow-up."""
+    queued: tuple[str, ...] = field(default=(), compare=False)
+    """The ids of the webhook deliveries the append queued (its
+    :class:`~service.store.append.Hooks` matched a subscription)."""
 
 
 class EventStore(StreamReads, Snapshots, TableKeys):
@@ -172,6 +176,7 @@ class EventStore(StreamReads, Snapshots, TableKeys):
             marker_ttl_ms=followup_lease_ms,
             counts_lag=self.counts_lag,
             projects=self.projects_appends,
+            schedules_hooks=not self.cluster,
         )
         self._append = redis.register_script(lua.APPEND)
         self._stamp = redis.register_script(lua.STAMP)
@@ -213,6 +218,8 @@ class EventStore(StreamReads, Snapshots, TableKeys):
         """The turn marks and the chip ledger (:mod:`service.store.readmodel`)."""
         self.fairness = FairnessCounts(redis)
         """The fairness notes and counts (:mod:`service.store.fairness`)."""
+        self.hooks = HookStore(redis)
+        """Webhook subscriptions and deliveries (:mod:`service.store.hooks`)."""
 
     # -- events ------------------------------------------------------------
     def append(
@@ -291,6 +298,7 @@ class EventStore(StreamReads, Snapshots, TableKeys):
                 lag_counted=counted,
                 projected=reply[6] == 1,
                 drain_slot=int(reply[5]) if int(reply[5]) > -2 else None,
+                queued=tuple(_text(i) for i in reply[7]) if len(reply) > 7 else (),
             )
         if acked < self.wait_replicas:
             raise NotReplicated(
@@ -382,6 +390,10 @@ class EventStore(StreamReads, Snapshots, TableKeys):
 def _redirected(error: ResponseError) -> bool:
     """A cluster's answer that the slot is (being) served elsewhere: the script did not run."""
     return str(error).startswith(("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN"))
+
+
+def _text(reply: object) -> str:
+    return reply.decode() if isinstance(reply, bytes) else str(reply)
 
 
 def _bytes(reply: object) -> bytes | None:

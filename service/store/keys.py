@@ -205,3 +205,51 @@ def entry_time(entry_id: bytes | str) -> int:
     if isinstance(entry_id, bytes):
         return int(entry_id.partition(b"-")[2])
     return int(entry_id.partition("-")[2])
+
+
+# -- turn webhooks (service/store/hooks.py) -----------------------------------
+HOOKS_DUE: Final = f"{PREFIX}:{{hooks}}:due"
+"""Sorted set ``"<game_id> <delivery_id>"`` → when that delivery's next attempt
+is due (ms); a claimed one is pushed a lease ahead."""
+HOOKS_WAKE: Final = f"{PREFIX}:{{hooks}}:wake"
+"""List the senders block on (``BLPOP``): pushed to when deliveries are queued."""
+HOOKS_PAUSED: Final = f"{PREFIX}:{{hooks}}:paused"
+"""Sorted set ``"<game_id> <hook_id>"`` → when the subscription was paused."""
+
+
+def hooks(game_id: str) -> str:
+    """Hash hook id → ``"<seat> <events,…> <on|paused|ended>"``: what the append
+    script matches its notices against."""
+    return _game_key(game_id, "hooks")
+
+
+def hook_info(game_id: str) -> str:
+    """Hash hook id → JSON: the subscription's URL, secret, owner, failures."""
+    return _game_key(game_id, "hookinfo")
+
+
+def deliveries(game_id: str) -> str:
+    """Hash delivery id → ``"<hook> <event> <seat> <version> <at_ms> <deadline_ms>"``,
+    written by the append that decided the event."""
+    return _game_key(game_id, "deliveries")
+
+
+def delivery_log(game_id: str) -> str:
+    """Sorted set delivery id → the time of its event (ms): the delivery log's order."""
+    return _game_key(game_id, "deliverylog")
+
+
+def delivery_state(game_id: str) -> str:
+    """Hash delivery id → JSON: its status and attempts."""
+    return _game_key(game_id, "deliverystate")
+
+
+def hook_keys(game_id: str) -> list[str]:
+    """Every webhook key of a game (all in its hash slot)."""
+    return [
+        hooks(game_id),
+        hook_info(game_id),
+        deliveries(game_id),
+        delivery_log(game_id),
+        delivery_state(game_id),
+    ]

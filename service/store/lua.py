@@ -25,7 +25,9 @@ APPEND: Final = lua_fields(
 -- order and each only when asked for: the idempotency record; the game's
 -- snapshot, its meta hash and its timers-index entry's sorted set (to project
 -- the append itself); the projection-lag set and total (service.store.lag); the
--- drains' list and its slots (service.store.drains.Drains).
+-- drains' list and its slots (service.store.drains.Drains); last, when
+-- ARGV[19] is not '', the game's hooks, deliveries and delivery log, and
+-- with ARGV[20] '1' the webhooks' due set (service.store.hooks).
 -- ARGV, by name (service.store.append.ARGS holds the same names in this order):
 -- ARGV[1] expected_version: the version the events were decided on
 -- ARGV[2] record_ttl_ms: the idempotency record's TTL
@@ -49,13 +51,19 @@ APPEND: Final = lua_fields(
 -- ARGV[16] idle: the seats with no turn now
 -- ARGV[17] to_act: the seats to act
 -- ARGV[18] limit_ms: the turn limit in ms ('': none)
--- then four per event, from ARGV[19]: type, schema_version, data, at_ms
+-- ARGV[19] hook_notices: the webhook events these events decide, as
+--   'event:seat:limit_ms' separated by spaces (seat '*': every seat's
+--   subscriptions; limit_ms '': no deadline); '': none, and no hook keys given
+-- ARGV[20] hook_due: '1' when the webhooks' due set follows the game's hook
+--   keys (a standalone Redis), '0' when the caller schedules the deliveries
+-- then four per event, from ARGV[21]: type, schema_version, data, at_ms
 -- ('' = now). An event in the second stored form (schemas.entries) has ''
 -- as its schema_version and is one field 'e' (its data; the type is not
 -- stored); else the entry has the first form's 't', 'v' and 'd'.
 -- Returns {2, record} for a repeated key, {0, version} on a stale
 -- expected version (or a last entry other than ARGV[11]), else
--- {1, first_version, last_version, last_at_ms, fresh, slot, projected}:
+-- {1, first_version, last_version, last_at_ms, fresh, slot, projected, queued}:
+-- queued lists the ids of the webhook deliveries this append queued.
 -- fresh is 1 when the marker was newly set (no follow-up was pending: one
 -- must be started), 0 when a pending follow-up will see this append (or
 -- none is needed).
@@ -69,6 +77,12 @@ APPEND: Final = lua_fields(
 -- would set them, the game is not behind, and its marker is left alone.
 local slots = tonumber(ARGV[8])
 local rest = #KEYS
+local hooks = nil
+if ARGV[19] ~= '' then
+  hooks = rest - 2
+  if ARGV[20] == '1' then hooks = hooks - 1 end
+  rest = hooks - 1
+end
 local drains = nil
 if slots > 0 then
   drains = rest - slots
@@ -105,7 +119,7 @@ end
 local now = nil
 local last_at = nil
 local version = current
-for i = 19, #ARGV, 4 do
+for i = 21, #ARGV, 4 do
   local at = ARGV[i + 3]
   if at == '' then
     if not now then now = clock_ms() end
@@ -124,6 +138,35 @@ if idem then
   local record = (current + 1) .. ':' .. version
   if ARGV[3] == '1' then record = record .. ':' .. ARGV[4] end
   redis.call('SET', idem, record, 'PX', ARGV[2])
+end
+local queued = {}
+if hooks then
+  local subs = redis.call('HGETALL', KEYS[hooks])
+  local ends = string.find(' ' .. ARGV[19], ' game_ended:', 1, true) ~= nil
+  for s = 1, #subs, 2 do
+    local hook = subs[s]
+    local seat, wanted, state = string.match(subs[s + 1], '^(%d+) (%S+) (%a+)$')
+    if state == 'on' then
+      for event, who, limit in string.gmatch(ARGV[19], '([%a_]+):([%d*]+):(%d*)') do
+        if (who == '*' or who == seat)
+            and string.find(',' .. wanted .. ',', ',' .. event .. ',', 1, true) then
+          local id = hook .. '.' .. version .. '.' .. event
+          local deadline = '-'
+          if limit ~= '' then deadline = turn_deadline(last_at, limit) end
+          redis.call('HSET', KEYS[hooks + 1], id, hook .. ' ' .. event .. ' ' .. seat .. ' '
+            .. version .. ' ' .. last_at .. ' ' .. deadline)
+          redis.call('ZADD', KEYS[hooks + 2], last_at, id)
+          if ARGV[20] == '1' then
+            redis.call('ZADD', KEYS[hooks + 3], last_at, ARGV[6] .. ' ' .. id)
+          end
+          queued[#queued + 1] = id
+        end
+      end
+    end
+    if ends and state and state ~= 'ended' then
+      redis.call('HSET', KEYS[hooks], hook, seat .. ' ' .. wanted .. ' ended')
+    end
+  end
 end
 if snap then
   local meta = KEYS[snap + 1]
@@ -151,7 +194,7 @@ if snap then
       redis.call('INCRBY', KEYS[lag + 1], -behind)
     end
   end
-  return {1, current + 1, version, last_at, 0, -2, 1}
+  return {1, current + 1, version, last_at, 0, -2, 1, queued}
 end
 if lag then
   local added = version - current
@@ -171,7 +214,7 @@ if fresh == 1 and drains then
     end
   end
 end
-return {1, current + 1, version, last_at, fresh == 1 and 1 or 0, slot, 0}
+return {1, current + 1, version, last_at, fresh == 1 and 1 or 0, slot, 0, queued}
 """
 )
 

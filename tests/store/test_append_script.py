@@ -87,3 +87,23 @@ def test_an_import_keeps_its_times_and_counts_no_lag() -> None:
 def test_an_append_that_could_never_be_right_is_refused(append: Append) -> None:
     with pytest.raises(ValueError):
         append.script(SETTINGS)
+
+
+def test_the_hooks_notices_and_keys_come_last_and_only_when_asked_for() -> None:
+    from service.store.append import Hooks
+
+    event = table.TurnTimedOut(seat=0, after_s=1.0)
+    notices = ("turn_started:1:60000", "hand_ended:*:")
+    append = Append("g1", 3, events=[event], hooks=Hooks(notices))
+    script_keys, args = append.script(SETTINGS)
+    got = dict(zip(ARGS, args, strict=False))
+    assert got["hook_notices"] == "turn_started:1:60000 hand_ended:*:"
+    assert got["hook_due"] == "0"  # SETTINGS do not schedule hooks
+    assert script_keys[-3:] == [keys.hooks("g1"), keys.deliveries("g1"), keys.delivery_log("g1")]
+    scheduling = Settings(1000, 500, counts_lag=True, projects=True, schedules_hooks=True)
+    script_keys, args = append.script(scheduling)
+    assert dict(zip(ARGS, args, strict=False))["hook_due"] == "1"
+    assert script_keys[-1] == keys.HOOKS_DUE
+    script_keys, args = Append("g1", 3, events=[event]).script(scheduling)
+    assert dict(zip(ARGS, args, strict=False))["hook_notices"] == ""
+    assert keys.hooks("g1") not in script_keys
