@@ -27,9 +27,16 @@ def catalog(lang: str) -> dict[str, dict[str, str]]:
 
 
 def sources() -> str:
-    """Every page's script and markup, concatenated."""
+    """Every page's script and markup, concatenated (the offline verifier's sources too)."""
     templates = ROOT / "service" / "web" / "templates"
-    files = [*STATIC.glob("*.html"), *(STATIC / "js").glob("*.js"), *templates.glob("*.html")]
+    offline = ROOT / "service" / "web" / "offline"
+    files = [
+        *STATIC.glob("*.html"),
+        *(STATIC / "js").glob("*.js"),
+        *templates.glob("*.html"),
+        *offline.glob("*.html"),
+        *offline.glob("*.js"),
+    ]
     return "\n".join(p.read_text(encoding="utf-8") for p in sorted(files))
 
 
