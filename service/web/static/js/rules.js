@@ -9,7 +9,8 @@ async function start() {
   await loadCatalogs(['common', 'rules'], lang);
   translatePage();
   const game = root.dataset.game;
-  document.title = game
+  if (root.dataset.missing) document.title = t('rules.notFoundPageTitle');
+  else document.title = game
     ? t('rules.pageTitle', { game: t(`common.game.${game}`) })
     : t('rules.indexPageTitle');
 }
