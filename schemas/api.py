@@ -377,6 +377,11 @@ class Verification(_Response):
     verified: bool | None = Field(description="null until the seed is revealed.")
     status: Status
     commitment: str
+    code: str = Field(
+        description="`verified`, `mismatch` (`params.code` says what did not match: "
+        "events, seed, commitment, deal, step, seat, move, result) or `seed-not-revealed`."
+    )
+    params: dict[str, Any] = Field(description="The code's figures (deals, moves; deal, seat…).")
 
 
 class Health(_Response):

@@ -3,6 +3,7 @@
 import { ApiProblem, gamePath, getJson, keepSeat, postJson, seatOf } from './api.js';
 import { $, fill, h } from './dom.js';
 import { loadCatalogs, locale, t, translatePage } from './i18n.js';
+import { Said, errorText } from './problems.js';
 
 const PAGE_SIZE = 10; // each listed game costs one more request: stay well inside the rate limit
 const NAME_KEY = 'cardroom.name';
@@ -17,7 +18,7 @@ function playerName() {
   const name = input.value.trim();
   if (!name) {
     input.focus();
-    throw new Error(t('lobby.nameFirst'));
+    throw new Said(t('lobby.nameFirst'));
   }
   window.localStorage.setItem(NAME_KEY, name);
   return name;
@@ -29,7 +30,7 @@ function clientSeed() {
 }
 
 function showError(selector, error) {
-  $(selector).textContent = error ? error.message || String(error) : '';
+  $(selector).textContent = error ? errorText(error) : '';
 }
 
 /** Take the next free seat of a game for this browser and keep its token. */
@@ -318,9 +319,7 @@ async function loadGames(more = false) {
   } catch (error) {
     showError(
       '#list-error',
-      error instanceof ApiProblem
-        ? error
-        : new Error(t('lobby.loadFailed', { error: String(error) })),
+      error instanceof ApiProblem ? error : new Said(t('lobby.loadFailed', { error: errorText(error) })),
     );
   }
 }
@@ -346,7 +345,7 @@ function start() {
   window.setInterval(refreshAges, 15_000);
 }
 
-loadCatalogs(['common', 'lobby']).then(() => {
+loadCatalogs(['common', 'lobby', 'problems']).then(() => {
   translatePage();
   start();
 });
