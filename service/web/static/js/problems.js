@@ -13,14 +13,15 @@ function label(path) {
   return has(`problems.field.${name}`) ? t(`problems.field.${name}`) : t('problems.field.other');
 }
 
-const CONSTRAINTS = new Set(['required', 'unknown', 'min-length', 'max-length', 'pattern', 'minimum', 'maximum', 'choice']);
+// The constraints the message words (as ICU selectors, which take no hyphen); others are 'other'.
+const CONSTRAINTS = { required: 'required', unknown: 'unknown', 'min-length': 'minLength', 'max-length': 'maxLength', pattern: 'pattern', minimum: 'minimum', maximum: 'maximum', choice: 'choice' };
 
 /** The parameters of a code, made ready for its message (names as labels, bounds as numbers). */
 function paramsOf(problem, extra) {
   const params = { status: problem.status || '', ...(problem.params || {}), ...extra };
   if ('field' in params) params.field = label(params.field);
   if ('option' in params) params.option = label(params.option);
-  if (problem.code === 'invalid-field' && !CONSTRAINTS.has(params.constraint)) params.constraint = 'other';
+  if (problem.code === 'invalid-field') params.constraint = CONSTRAINTS[params.constraint] || 'other';
   if (problem.code === 'seats-out-of-range') params.fixed = params.min === params.max ? 'yes' : 'no';
   for (const key of ['limit', 'min', 'max', 'value']) if (params[key] === undefined || params[key] === null) params[key] = '';
   return params;
