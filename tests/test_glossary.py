@@ -157,7 +157,7 @@ def test_no_english_gloss_in_brackets(lang: str) -> None:
     found = []
     for name, text in texts.items():
         # a bracket after a space or at a line's start: "a(z)" is Hungarian grammar, not a gloss
-        for match in re.finditer(r"(?:^|(?<=[\s|*]))\(([A-Za-z][A-Za-z \-]*)\)", text, re.M):
+        for match in re.finditer(r"(?:^|(?<=[\s|*]))\(([A-Za-z][A-Za-z\s\-]*)\)", text, re.M):
             inside = match.group(1).strip()
             words = [w for w in re.split(r"[\s-]+", inside) if w.lower() not in allowed]
             if inside.lower() in allowed or all(w.isupper() for w in words):

@@ -101,13 +101,20 @@ COMMON_ENGLISH = frozenset(
 own catalogs or glossary use one of them, say "pot" in Albanian, is let off that one)."""
 
 ADDRESS = re.compile(r"\S*/\S*|\S+\.json\b")
+TOKEN = re.compile(r"(?<![\w-])(?=[\w-]*\d)[\w-]{16,}(?![\w-])")
+"""Seeds, commitments and ids: long runs of letters and digits."""
 CARD = re.compile(r"(?<![\w-])(10|[2-9TJQKAÁDB])[♠♥♦♣]")
+
+
+def glossary_english(lang: str) -> set[str]:
+    """The English words the language's glossary says its players use (with the reason)."""
+    english = json.loads((GLOSSARY / f"{lang}.json").read_text(encoding="utf-8"))["english"]
+    return {w.lower() for w in english}
 
 
 def own_words(lang: str) -> set[str]:
     words = {w.lower() for m in catalog(lang).values() for w in re.findall(r"[A-Za-z]+", m)}
-    english = json.loads((GLOSSARY / f"{lang}.json").read_text(encoding="utf-8"))["english"]
-    return words | {w.lower() for w in english}
+    return words | glossary_english(lang)
 
 
 def common_english(text: str, lang: str) -> list[str]:
@@ -240,7 +247,8 @@ class Reader:
         """Read what the page shows now (and on a phone), with screenshots of both."""
         page = self.page
         text = self.clean(str(page.evaluate(SCREEN)))
-        for found in english_found(text, self.lang, self.games.names):
+        kept = set(self.games.names) | glossary_english(self.lang)
+        for found in english_found(text, self.lang, kept):
             self.problems.append(f"{name}: {found}")
         for found in common_english(text, self.lang):
             self.problems.append(f"{name}: common English {found}")
@@ -259,7 +267,7 @@ class Reader:
         """The text without what is exempt: names, ids, addresses, card notation."""
         for name in sorted(self.games.names, key=len, reverse=True):
             text = text.replace(name, " ")
-        return CARD.sub(" ", ADDRESS.sub(" ", text))
+        return CARD.sub(" ", TOKEN.sub(" ", ADDRESS.sub(" ", text)))
 
     def goto(self, path: str) -> Page:
         self.page.goto(path)
