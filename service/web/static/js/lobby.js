@@ -24,8 +24,13 @@ function playerName() {
   return name;
 }
 
+const SEED_FORM = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The client seed typed, if any; one of the wrong form is refused here, before a game is
+ * created for a seat it could not take. */
 function clientSeed() {
   const seed = $('#client-seed').value.trim();
+  if (seed && !SEED_FORM.test(seed)) throw new Said(t('problems.type.bad-client-seed'));
   return seed || undefined;
 }
 
@@ -91,6 +96,7 @@ async function createGame(event) {
   button.disabled = true;
   try {
     playerName();
+    clientSeed();
     const game = form.elements.game.value;
     const body = { game, options: optionsOf(form, game) };
     if (game === 'azi') body.seats = intField(form, 'seats');

@@ -375,7 +375,7 @@ async function submit(move) {
       showMoveError(problemText(error), extra);
       if (error.status === 401 || error.status === 403) await tokenRefused(error);
     } else {
-      showMoveError(t('table.error.notSent', { reason: String(error) }));
+      showMoveError(t('table.error.notSent', { reason: errorText(error) }));
     }
     return false;
   } finally {
