@@ -192,6 +192,15 @@ class Problem(_Response):
     title: str
     status: int
     detail: str
+    code: str = Field(
+        description="A stable code of what was wrong (the type's last path segment, or a "
+        "narrower code: `invalid-field`, `option-out-of-range`…), for a client to say it "
+        "in its own words; `detail` is English."
+    )
+    params: dict[str, Any] = Field(
+        description="The code's parameters (the field, the constraint and its limit, the "
+        "option and its bounds, the rule…)."
+    )
     rule: str | None = None
     option: str | None = None
     field: str | None = None
@@ -368,6 +377,11 @@ class Verification(_Response):
     verified: bool | None = Field(description="null until the seed is revealed.")
     status: Status
     commitment: str
+    code: str = Field(
+        description="`verified`, `mismatch` (`params.code` says what did not match: "
+        "events, seed, commitment, deal, step, seat, move, result) or `seed-not-revealed`."
+    )
+    params: dict[str, Any] = Field(description="The code's figures (deals, moves; deal, seat…).")
 
 
 class Health(_Response):

@@ -24,11 +24,59 @@ Card = Annotated[
 
 
 class BodyError(ValueError):
-    """A request body (or query) whose shape is wrong; ``field`` names where."""
+    """A request body (or query) whose shape is wrong; ``field`` names where.
 
-    def __init__(self, field: str, message: str) -> None:
+    ``constraint`` says what the value broke (:data:`CONSTRAINTS`) and ``limit`` the
+    bound or choices it broke, so a page can say it in its player's language.
+    """
+
+    def __init__(
+        self, field: str, message: str, constraint: str = "value", limit: Any = None
+    ) -> None:
         self.field = field
+        self.constraint = constraint
+        self.limit = limit
         super().__init__(message)
+
+
+CONSTRAINTS: Final[dict[str, tuple[str, str | None]]] = {
+    # pydantic's error type: (the constraint as the problem names it, the ctx key of its limit)
+    "missing": ("required", None),
+    "extra_forbidden": ("unknown", None),
+    "string_too_short": ("min-length", "min_length"),
+    "string_too_long": ("max-length", "max_length"),
+    "too_short": ("min-items", "min_length"),
+    "too_long": ("max-items", "max_length"),
+    "string_pattern_mismatch": ("pattern", "pattern"),
+    "greater_than_equal": ("minimum", "ge"),
+    "greater_than": ("above", "gt"),
+    "less_than_equal": ("maximum", "le"),
+    "less_than": ("below", "lt"),
+    "literal_error": ("choice", "expected"),
+    "enum": ("choice", "expected"),
+    "union_tag_invalid": ("choice", "expected_tags"),
+    "union_tag_not_found": ("required", None),
+    "string_type": ("type", None),
+    "int_type": ("type", None),
+    "int_parsing": ("type", None),
+    "int_from_float": ("type", None),
+    "bool_type": ("type", None),
+    "bool_parsing": ("type", None),
+    "dict_type": ("type", None),
+    "list_type": ("type", None),
+    "model_type": ("type", None),
+    "model_attributes_type": ("type", None),
+}
+"""What a field broke, by pydantic's error type; any other type is ``value``."""
+
+
+def _constraint(err: Any) -> tuple[str, Any]:
+    name, key = CONSTRAINTS.get(str(err["type"]), ("value", None))
+    ctx = err.get("ctx") or {}
+    limit = ctx.get(key) if key else None
+    if limit is not None and not isinstance(limit, int | float | str):
+        limit = str(limit)
+    return name, limit
 
 
 # -- moves ---------------------------------------------------------------------
@@ -153,4 +201,5 @@ def body_error(exc: ValidationError, prefix: str = "", game: str | None = None) 
     if game is not None and err["type"] in ("union_tag_invalid", "union_tag_not_found"):
         which = "unknown" if err["type"] == "union_tag_invalid" else "missing"
         message = f"{which} action for {game}: use one of {', '.join(actions(game))}"
-    return BodyError(field, f"{field}: {message}")
+    constraint, limit = _constraint(err)
+    return BodyError(field, f"{field}: {message}", constraint, limit)

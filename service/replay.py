@@ -16,7 +16,7 @@ import hmac
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 from schemas.codec import EventDecodeError, decode_event, encode_event
 from service.engines import table
@@ -157,7 +157,7 @@ def audit(
             recomputed = state.engine.result(state.engine_state)
             report.result_ok = _jsonish(recomputed) == _jsonish(claimed_result)
             if not report.result_ok:
-                raise _Mismatch(None, f"the result should be {recomputed}")
+                raise _Mismatch(None, f"the result should be {recomputed}", "result")
     except _Mismatch as exc:
         return report.fail(exc.version, exc.reason, **exc.extra)
     return report
@@ -165,13 +165,14 @@ def audit(
 
 class _Mismatch(Exception):
     """What the audit could not prove: the version (``None``: the game as a
-    whole), the reason and any detail, as :meth:`AuditReport.fail` records them."""
+    whole), the reason (English), its code (:data:`MISMATCH_CODES`) and any detail, as
+    :meth:`AuditReport.fail` records them."""
 
-    def __init__(self, version: int | None, reason: str, **extra: Any) -> None:
+    def __init__(self, version: int | None, reason: str, code: str, **extra: Any) -> None:
         super().__init__(reason)
         self.version = version
         self.reason = reason
-        self.extra = extra
+        self.extra = {"code": code, **extra}
 
 
 def _check_opening(
@@ -179,23 +180,24 @@ def _check_opening(
 ) -> tuple[table.GameCreated, bytes]:
     """The first event, and the revealed seed proved against its commitment."""
     if not events:
-        raise _Mismatch(None, "no events")
+        raise _Mismatch(None, "no events", "events")
     first = events[0].event
     if not isinstance(first, table.GameCreated):
-        raise _Mismatch(events[0].version, "the first event is not GameCreated")
+        raise _Mismatch(events[0].version, "the first event is not GameCreated", "events")
     if server_seed_hex is None:
         report.notes.append("the server seed is not revealed yet")
-        raise _Mismatch(None, "the server seed is not revealed until the game ends")
+        raise _Mismatch(None, "the server seed is not revealed until the game ends", "seed")
     try:
         seed = parse_server_seed(server_seed_hex)
     except SeedError as exc:
-        raise _Mismatch(None, str(exc)) from None
+        raise _Mismatch(None, str(exc), "seed") from None
     digest = hashlib.sha256(seed).hexdigest()
     report.commitment_ok = hmac.compare_digest(digest, first.commitment)
     if not report.commitment_ok:
         raise _Mismatch(
             events[0].version,
             f"sha256(server_seed) is {digest}, not the commitment {first.commitment}",
+            "commitment",
         )
     return first, seed
 
@@ -212,7 +214,7 @@ def _check_events(
     while i < len(events):
         rec = events[i]
         if rec.version != state.version + 1:
-            raise _Mismatch(rec.version, f"expected version {state.version + 1}")
+            raise _Mismatch(rec.version, f"expected version {state.version + 1}", "events")
         step = table.pending(state)
         if step is not None and step != "reveal":
             state, used = _check_step(events, i, state, step, seed, report)
@@ -250,7 +252,10 @@ def _check_step(
         deal = next((getattr(e, "deal", None) for e in expected if e.is_deal), None)
         what = f"deal {deal}" if deal is not None else f"the {step} step"
         raise _Mismatch(
-            events[i].version, f"{what} does not match the shuffle and the rules", deal=deal
+            events[i].version,
+            f"{what} does not match the shuffle and the rules",
+            "deal" if deal is not None else "step",
+            deal=deal,
         )
     report.steps_checked += 1
     report.deals_checked += sum(1 for e in expected if e.is_deal)
@@ -263,16 +268,16 @@ def _check_table_event(state: table.Table, rec: RecordedEvent, seed: bytes) -> N
     event = rec.event
     if isinstance(event, table.SeedRevealed):
         if event.server_seed != seed.hex():
-            raise _Mismatch(rec.version, "the revealed seed differs from the published one")
+            raise _Mismatch(rec.version, "the revealed seed differs from the published one", "seed")
     elif isinstance(event, table.SeatTaken):
         try:
             expected_seat = table.take_seat(state, event.name, event.client_seed, event.bot)
         except RuleError as exc:
-            raise _Mismatch(rec.version, f"seat not allowed: {exc}") from None
+            raise _Mismatch(rec.version, f"seat not allowed: {exc}", "seat") from None
         except ValueError as exc:
-            raise _Mismatch(rec.version, f"seat not allowed: {exc}") from None
+            raise _Mismatch(rec.version, f"seat not allowed: {exc}", "seat") from None
         if expected_seat != [event]:
-            raise _Mismatch(rec.version, "seat taken out of order")
+            raise _Mismatch(rec.version, "seat taken out of order", "seat")
 
 
 def _check_move(
@@ -285,14 +290,21 @@ def _check_move(
     body = event.move_body()
     seat = event.seat_of_move
     if body is None or seat is None:
-        raise _Mismatch(rec.version, f"{event.type} was caused by no move and no step")
+        raise _Mismatch(rec.version, f"{event.type} was caused by no move and no step", "events")
     try:
         expected = table.decide(state, seat, body)
     except RuleError as exc:
-        raise _Mismatch(rec.version, f"illegal move by seat {seat}: {exc}", rule=exc.rule) from None
+        raise _Mismatch(
+            rec.version, f"illegal move by seat {seat}: {exc}", "move", seat=seat, rule=exc.rule
+        ) from None
     got = [r.event for r in events[i : i + len(expected)]]
     if got != expected:
-        raise _Mismatch(rec.version, f"the move of seat {seat} does not cause the recorded events")
+        raise _Mismatch(
+            rec.version,
+            f"the move of seat {seat} does not cause the recorded events",
+            "move",
+            seat=seat,
+        )
     report.moves_checked += 1
     return table.fold(expected, state), len(expected)
 
@@ -314,6 +326,8 @@ def verify_game(state: table.Table, events: Sequence[Any]) -> JSON:
             "status": state.status,
             "commitment": state.commitment,
             "detail": "the server seed is revealed when the game ends; verify then",
+            "code": "seed-not-revealed",
+            "params": {"status": state.status},
         }
     recorded = [RecordedEvent(e.version, e.event) for e in events]
     report = audit(recorded, state.server_seed, state.engine.result(state.engine_state))
@@ -324,7 +338,25 @@ def verify_game(state: table.Table, events: Sequence[Any]) -> JSON:
         "commitment": state.commitment,
         "server_seed": state.server_seed,
         **report.as_json(),
+        **_verdict(report),
     }
+
+
+MISMATCH_CODES: Final = ("events", "seed", "commitment", "deal", "step", "seat", "move", "result")
+"""What a failed audit's ``mismatch.code`` can say went wrong."""
+
+
+def _verdict(report: AuditReport) -> JSON:
+    """The verification's ``code`` and ``params``, for a page to word: ``verified`` with
+    the counts, or ``mismatch`` with what did not match."""
+    if report.ok:
+        return {
+            "code": "verified",
+            "params": {"deals": report.deals_checked, "moves": report.moves_checked},
+        }
+    mismatch = report.mismatch or {}
+    params = {k: v for k, v in mismatch.items() if k != "reason"}
+    return {"code": "mismatch", "params": params}
 
 
 # -- reading a document back -----------------------------------------------------

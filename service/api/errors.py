@@ -24,7 +24,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from schemas.moves import BodyError, body_error
 from service import requestid
-from service.engines.base import OptionError, RuleError
+from service.engines.base import OPTION_CODES, OptionError, RuleError
 from service.engines.cards import CardError
 from service.engines.shuffle import SeedError
 from service.engines.table import TableError
@@ -60,6 +60,10 @@ PROBLEM: Final = "application/problem+json"
 TYPE_BASE: Final = "https://cardroom.dev/problems/"
 TABLE_CONFLICTS: Final = frozenset({"table_full", "game_over"})
 """Table refusals that are about the table's state (409), not the request (422)."""
+INVALID_FIELD: Final = "invalid-field"
+NARROW_CODES: Final = (INVALID_FIELD, *OPTION_CODES)
+"""The codes narrower than their problem's type (every other problem's ``code`` is
+its type's slug)."""
 
 
 class ApiError(ApiLayerError):
@@ -80,10 +84,23 @@ def problem(
     title: str,
     detail: str,
     headers: dict[str, str] | None = None,
+    code: str | None = None,
+    params: Mapping[str, Any] | None = None,
     **extra: Any,
 ) -> Response:
-    body = {"type": TYPE_BASE + slug, "title": title, "status": status, "detail": detail}
-    body.update({k: v for k, v in extra.items() if v is not None})
+    """The problem document: RFC 9457's members, the extensions in ``extra``, and the
+    stable ``code`` (the type's slug unless a narrower one is given) with its
+    ``params`` (the extensions unless given) that pages word in their player's language."""
+    body: dict[str, Any] = {
+        "type": TYPE_BASE + slug,
+        "title": title,
+        "status": status,
+        "detail": detail,
+    }
+    extensions = {k: v for k, v in extra.items() if v is not None}
+    body.update(extensions)
+    body["code"] = code or slug
+    body["params"] = dict(params) if params is not None else extensions
     rid = requestid.current()
     if rid is not None:  # the request's id, to find its log lines
         body["request_id"] = rid
@@ -153,7 +170,18 @@ def _too_many_streams(exc: TooManyStreams) -> Response:
 
 
 def _invalid_body(exc: BodyError) -> Response:
-    return problem(422, "invalid-body", "Invalid request", str(exc), field=exc.field)
+    """A field of the body (or query) that broke a constraint: ``invalid-field`` with the
+    field, the constraint and its limit."""
+    params = {"field": exc.field, "constraint": exc.constraint, "limit": exc.limit}
+    return problem(
+        422,
+        "invalid-body",
+        "Invalid request",
+        str(exc),
+        code=INVALID_FIELD,
+        params=params,
+        field=exc.field,
+    )
 
 
 def _unauthenticated(exc: Unauthenticated) -> Response:
@@ -211,7 +239,15 @@ def _illegal_move(exc: RuleError) -> Response:
 
 
 def _bad_option(exc: OptionError) -> Response:
-    return problem(422, "bad-option", "Bad table option", str(exc), option=exc.option)
+    return problem(
+        422,
+        "bad-option",
+        "Bad table option",
+        str(exc),
+        code=exc.code,
+        params=exc.params,
+        option=exc.option,
+    )
 
 
 def _bad_client_seed(exc: SeedError) -> Response:

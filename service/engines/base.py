@@ -14,7 +14,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic, TypeVar
 
 from .errors import EngineError
 from .shuffle import Shuffler
@@ -39,11 +39,30 @@ class RuleError(EngineError):
 
 
 class OptionError(EngineError):
-    """A table option that is unknown or out of range; ``option`` names it."""
+    """A table option that is unknown or out of range; ``option`` names it.
 
-    def __init__(self, option: str, message: str) -> None:
+    ``code`` says how it is wrong, in a word a page can say in its player's language
+    (:data:`OPTION_CODES`), with its ``params`` (the bounds, the value).
+    """
+
+    def __init__(
+        self, option: str, message: str, code: str = "option-invalid", **params: Any
+    ) -> None:
         self.option = option
+        self.code = code
+        self.params: dict[str, Any] = {"option": option, **params}
         super().__init__(message)
+
+
+OPTION_CODES: Final = (
+    "option-invalid",
+    "option-unknown",
+    "option-not-whole",
+    "option-out-of-range",
+    "option-choice",
+    "seats-out-of-range",
+)
+"""Every code an :class:`OptionError` carries."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,11 @@ GAMES: tuple[str, ...] = ("hazari", "azi", "murlan")
 @cache
 def engine_for(game: str) -> Engine[Any]:
     if game not in GAMES:
-        raise OptionError("game", f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
+        raise OptionError(
+            "game",
+            f"unknown game {game!r}: choose one of {', '.join(GAMES)}",
+            "option-choice",
+            choices=list(GAMES),
+        )
     engine: Engine[Any] = import_module(f"service.engines.{game}").ENGINE
     return engine

@@ -170,13 +170,16 @@ def rules_index() -> Response:
 @bp.get("/rules/<game>")
 def rules_page(game: str) -> Response:
     """A game's rules, rendered from docs/rules in the player's language (see
-    :mod:`service.web.rules`); a 404 problem for a game cardroom does not have."""
-    return _rules_response(rules.rules_page(game, request))
+    :mod:`service.web.rules`); for a game cardroom does not have, a 404 page in the
+    reader's language (a 404 problem for a client asking JSON)."""
+    return _rules_response(rules.rules_page(game, request), game)
 
 
-def _rules_response(page: Response | str) -> Response:
+def _rules_response(page: Response | str, game: str | None = None) -> Response:
     if isinstance(page, Response):
         return page
     response = _html(page)
-    response.vary.update(("Accept-Language", "Cookie"))
+    if game is not None and game not in rules.GAMES:
+        response.status_code = 404  # a page in the reader's language, for a missing game
+    response.vary.update(("Accept", "Accept-Language", "Cookie"))
     return response

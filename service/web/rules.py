@@ -29,6 +29,7 @@ LANGUAGES: Final = ("en", "ru", "hu", "bg", "sq", "ne")
 """The languages of the pages (service/web/static/js/i18n.js), English first."""
 LANG_COOKIE: Final = "cardroom.lang"
 PROBLEM_TYPE: Final = "https://cardroom.dev/problems/"
+PROBLEM_MIME: Final = "application/problem+json"
 
 
 def choose_language(request: Request) -> str:
@@ -80,15 +81,62 @@ def rendered(path: Path, text_lang: str = "en", reference: bool = False) -> Rend
     return _rendered(path, path.stat().st_mtime_ns, text_lang, reference)
 
 
-def no_such_game(game: str) -> Response:
-    body = {
-        "type": PROBLEM_TYPE + "rules-not-found",
-        "title": "No such game",
-        "status": 404,
-        "detail": f"there are no rules of {game!r}; the games are {', '.join(GAMES)}",
-        "field": "game",
-    }
-    return Response(json.dumps(body), status=404, mimetype="application/problem+json")
+CATALOGS: Final = Path(__file__).resolve().parent / "static" / "i18n"
+
+
+@cache
+def catalog(lang: str, area: str) -> dict[str, str]:
+    """The pages' message catalog of ``area`` in ``lang`` (English beneath it)."""
+    messages: dict[str, str] = {}
+    for source in dict.fromkeys(("en", lang)):
+        path = CATALOGS / source / f"{area}.json"
+        if path.is_file():
+            messages.update(json.loads(path.read_text(encoding="utf-8")))
+    return messages
+
+
+def message(lang: str, area: str, key: str, **params: str) -> str:
+    """A message without plurals of the catalogs, its ``{name}`` placeholders filled."""
+    text = catalog(lang, area)[key]
+    for name, value in params.items():
+        text = text.replace("{" + name + "}", value)
+    return text
+
+
+def no_such_game(game: str, request: Request) -> Response | str:
+    """A game cardroom does not have: for a browser, a page in the reader's language
+    listing the games (status 404); for a client asking JSON, a 404 problem."""
+    asked = request.accept_mimetypes.best_match(["text/html", "application/json", PROBLEM_MIME])
+    if asked != "text/html":
+        body = {
+            "type": PROBLEM_TYPE + "rules-not-found",
+            "title": "No such game",
+            "status": 404,
+            "detail": f"there are no rules of {game!r}; the games are {', '.join(GAMES)}",
+            "field": "game",
+            "code": "rules-not-found",
+            "params": {"game": game},
+        }
+        return Response(json.dumps(body), status=404, mimetype=PROBLEM_MIME)
+    lang = choose_language(request)
+    asked_lang = request.args.get("lang")
+    query = f"?lang={asked_lang}" if asked_lang in LANGUAGES else ""
+    return render_template(
+        "rules.html",
+        lang=lang,
+        text_lang=lang,
+        game=None,
+        games=GAMES,
+        names=NAMES,
+        doc=None,
+        query=query,
+        reference=False,
+        reference_query="",
+        missing=game,
+        title=message(lang, "rules", "rules.notFoundPageTitle"),
+        missing_text=message(lang, "rules", "rules.notFound", game=game),
+        index_title=message(lang, "rules", "rules.indexTitle"),
+    )
 
 
 NAMES: Final = {"hazari": "Hazari Lite", "azi": "Azi", "murlan": "Murlan"}
@@ -96,10 +144,10 @@ NAMES: Final = {"hazari": "Hazari Lite", "azi": "Azi", "murlan": "Murlan"}
 
 
 def rules_page(game: str | None, request: Request) -> Response | str:
-    """The page of ``game``'s rules, or of the list of games for ``None``; a 404 problem
-    for a game cardroom does not have."""
+    """The page of ``game``'s rules, or of the list of games for ``None``; for a game
+    cardroom does not have, :func:`no_such_game` (404)."""
     if game is not None and game not in GAMES:
-        return no_such_game(game)
+        return no_such_game(game, request)
     lang = choose_language(request)
     reference = request.args.get("reference") == "1"
     doc, text_lang = None, lang

@@ -17,19 +17,15 @@ LANGUAGES = ("en", "ru", "hu", "bg", "sq", "ne")
 # that are the same in the player's language, so a page in it legitimately shows them.
 # - the brand "cardroom" (a name) and titles that are only it and a placeholder;
 # - the games' own names ("Murlan", "Azi", "Hazari Lite"), written so in Latin-script languages;
-# - Hazari's combination names (troy, pair, color run, run, color, indi): the game's own terms,
-#   which its players use as they are; the Hungarian and Albanian catalogs keep them, and their
-#   rules pages gloss each one ("color run (színsor)"); the Cyrillic and Devanagari ones
-#   transliterate them;
 # - the letters on card faces (J, Q, K, A): card symbols, not words;
-# - "bot" (lobby/table tags, "Bot {n}"), which Hungarian and Albanian use as is;
+# - "bot" (lobby/table tags, "Bot {n}"), which Hungarian and Albanian use as is (their glossaries,
+#   docs/glossary/<lang>.json, list the English words their players use, with the reason);
 # - "Joker" in Hungarian (the card is "joker" there too), "normal" in Albanian (the same word).
 # Anything else a translation leaves in English counts as English on the page.
 SAME_AS_ENGLISH = (
     "common.brand",
     "table.docTitle",
     "common.game.*",
-    "hazari.combo.*",
     "common.rankShort.*",
     "lobby.botName",
     "lobby.tagBot",

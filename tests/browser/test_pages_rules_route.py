@@ -114,12 +114,45 @@ def test_the_rules_index_links_every_game(client: FlaskClient) -> None:
 
 
 @pytest.mark.parametrize("game", ["chess", "Hazari", "hazari.md", "azi%20"])
-def test_an_unknown_game_is_a_404_problem(client: FlaskClient, game: str) -> None:
-    r = client.get(f"/rules/{game}")
+def test_an_unknown_game_asked_as_json_is_a_404_problem(client: FlaskClient, game: str) -> None:
+    r = client.get(f"/rules/{game}", headers={"Accept": "application/json"})
     assert r.status_code == 404 and r.mimetype == "application/problem+json"
     body = r.get_json()
     assert body["status"] == 404 and body["field"] == "game"
+    assert body["code"] == "rules-not-found" and body["params"] == {
+        "game": game.replace("%20", " ")
+    }
     assert "hazari, azi, murlan" in body["detail"]
+
+
+NOT_FOUND = {
+    "en": "There is no game called",
+    "ru": "Здесь нет игры",
+    "hu": "nevű játék",
+    "bg": "Тук няма игра",
+    "sq": "nuk ka lojë",
+    "ne": "नामको खेल छैन",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(NOT_FOUND))
+def test_an_unknown_game_in_a_browser_is_a_404_page_in_the_readers_language(
+    client: FlaskClient, lang: str
+) -> None:
+    r = client.get(
+        "/rules/poker<b>", headers={"Accept": "text/html,*/*;q=0.8", "Accept-Language": lang}
+    )
+    assert r.status_code == 404 and r.mimetype == "text/html"
+    text = r.get_data(as_text=True)
+    assert html_lang(text) == lang
+    assert NOT_FOUND[lang] in text and "poker&lt;b&gt;" in text and "<b>" not in text
+    assert "application/problem" not in text and '"detail"' not in text
+    for game in rules_module.GAMES:  # the games it has, to go on to
+        assert f'href="/rules/{game}"' in text
+    title = re.search(r"<title>([^<]*)</title>", text)
+    assert title and title.group(1) == rules_module.message(
+        lang, "rules", "rules.notFoundPageTitle"
+    )
 
 
 def test_a_translation_is_chosen_by_the_lang_query(client: FlaskClient, translated: Path) -> None:

@@ -73,9 +73,16 @@ def chips_brought(state: AziState) -> int:
 def _int_option(raw: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
     value = raw.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise OptionError(name, f"{name} must be a whole number, not {value!r}")
+        raise OptionError(name, f"{name} must be a whole number, not {value!r}", "option-not-whole")
     if not low <= value <= high:
-        raise OptionError(name, f"{name} {value} is out of range {low}..{high}")
+        raise OptionError(
+            name,
+            f"{name} {value} is out of range {low}..{high}",
+            "option-out-of-range",
+            value=value,
+            min=low,
+            max=high,
+        )
     return value
 
 
@@ -85,24 +92,38 @@ def parse_options(raw: Mapping[str, Any]) -> JSON:
     for name in raw:
         if name not in known:
             raise OptionError(
-                str(name), f"unknown Azi option {name!r}: use {', '.join(sorted(known))}"
+                str(name),
+                f"unknown Azi option {name!r}: use {', '.join(sorted(known))}",
+                "option-unknown",
             )
     deck_size = raw.get("deck", 27)
     if isinstance(deck_size, bool) or deck_size not in (27, 36):
-        raise OptionError("deck", f"deck must be 27 or 36, not {deck_size!r}")
+        raise OptionError(
+            "deck", f"deck must be 27 or 36, not {deck_size!r}", "option-choice", choices=[27, 36]
+        )
     cards = raw.get("cards", 3)
     if isinstance(cards, bool) or cards not in (3, 4):
-        raise OptionError("cards", f"cards must be 3 or 4, not {cards!r}")
+        raise OptionError(
+            "cards", f"cards must be 3 or 4, not {cards!r}", "option-choice", choices=[3, 4]
+        )
     six = raw.get("six_on_stage", True)
     if not isinstance(six, bool):
-        raise OptionError("six_on_stage", f"six_on_stage must be true or false, not {six!r}")
+        raise OptionError(
+            "six_on_stage",
+            f"six_on_stage must be true or false, not {six!r}",
+            "option-choice",
+            choices=[True, False],
+        )
     buy_in = _int_option(raw, "buy_in", 1000, 1, MAX_CHIPS)
     ante = _int_option(raw, "ante", 10, 1, buy_in)
     min_bet = _int_option(raw, "min_bet", 10, 1, buy_in)
     azi_buy_in = raw.get("azi_buy_in", "half_pot")
     if azi_buy_in not in ("half_pot", "closed"):
         raise OptionError(
-            "azi_buy_in", f"azi_buy_in must be 'half_pot' or 'closed', not {azi_buy_in!r}"
+            "azi_buy_in",
+            f"azi_buy_in must be 'half_pot' or 'closed', not {azi_buy_in!r}",
+            "option-choice",
+            choices=["half_pot", "closed"],
         )
     return AziOptions(
         int(deck_size), int(cards), six, buy_in, ante, min_bet, str(azi_buy_in)
@@ -156,7 +177,13 @@ class AziEngine(Engine[AziState]):
 
     def initial(self, options: Mapping[str, Any], seats: int) -> AziState:
         if not self.min_seats <= seats <= self.max_seats:
-            raise OptionError("seats", f"Azi is played by 2-6 players, not {seats}")
+            raise OptionError(
+                "seats",
+                f"Azi is played by 2-6 players, not {seats}",
+                "seats-out-of-range",
+                min=self.min_seats,
+                max=self.max_seats,
+            )
         return AziState.start(AziOptions(**parse_options(options)), seats)
 
     # -- system steps ------------------------------------------------------------

@@ -208,20 +208,37 @@ class HazariEngine(Engine[HazariState]):
         options: JSON = {"target": DEFAULT_TARGET}
         for name, value in raw.items():
             if name != "target":
-                raise OptionError(str(name), f"unknown Hazari option {name!r} (known: target)")
+                raise OptionError(
+                    str(name), f"unknown Hazari option {name!r} (known: target)", "option-unknown"
+                )
             if isinstance(value, bool) or not isinstance(value, int):
                 raise OptionError(
-                    "target", f"target must be a whole number of points, not {value!r}"
+                    "target",
+                    f"target must be a whole number of points, not {value!r}",
+                    "option-not-whole",
                 )
             low, high = TARGET_RANGE
             if not low <= value <= high:
-                raise OptionError("target", f"target {value} is out of range {low}..{high}")
+                raise OptionError(
+                    "target",
+                    f"target {value} is out of range {low}..{high}",
+                    "option-out-of-range",
+                    value=value,
+                    min=low,
+                    max=high,
+                )
             options["target"] = value
         return options
 
     def initial(self, options: Mapping[str, Any], seats: int) -> HazariState:
         if seats != SEATS:
-            raise OptionError("seats", f"Hazari is played by exactly 4 players, not {seats}")
+            raise OptionError(
+                "seats",
+                f"Hazari is played by exactly 4 players, not {seats}",
+                "seats-out-of-range",
+                min=SEATS,
+                max=SEATS,
+            )
         return HazariState(target=self.parse_options(options)["target"])
 
     # -- chance ------------------------------------------------------------

@@ -118,19 +118,39 @@ class MurlanEngine(Engine[MurlanState]):
             if key == "straight_beats":
                 if not isinstance(value, str) or value not in STRAIGHT_BEATS:
                     allowed = " or ".join(STRAIGHT_BEATS)
-                    raise OptionError(key, f"straight_beats must be {allowed}, not {value!r}")
+                    raise OptionError(
+                        key,
+                        f"straight_beats must be {allowed}, not {value!r}",
+                        "option-choice",
+                        choices=list(STRAIGHT_BEATS),
+                    )
             elif key == "exchange_min_rank":
                 if isinstance(value, bool) or value not in EXCHANGE_MIN_RANKS:
-                    raise OptionError(key, f"exchange_min_rank must be 4 or 3, not {value!r}")
+                    raise OptionError(
+                        key,
+                        f"exchange_min_rank must be 4 or 3, not {value!r}",
+                        "option-choice",
+                        choices=list(EXCHANGE_MIN_RANKS),
+                    )
             else:
                 known = ", ".join(DEFAULT_OPTIONS)
-                raise OptionError(str(key), f"unknown option {key!r} for murlan (known: {known})")
+                raise OptionError(
+                    str(key),
+                    f"unknown option {key!r} for murlan (known: {known})",
+                    "option-unknown",
+                )
             options[key] = value
         return options
 
     def initial(self, options: Mapping[str, Any], seats: int) -> MurlanState:
         if seats != SEATS:
-            raise OptionError("seats", f"murlan is played by {SEATS} players, not {seats}")
+            raise OptionError(
+                "seats",
+                f"murlan is played by {SEATS} players, not {seats}",
+                "seats-out-of-range",
+                min=SEATS,
+                max=SEATS,
+            )
         opts = self.parse_options(options)
         return MurlanState(
             any_higher=opts["straight_beats"] == "any_higher",

@@ -69,11 +69,16 @@ def parse_options(game: str, raw: Mapping[str, Any] | None) -> JSON:
             raise OptionError(
                 "turn_timeout_s",
                 'turn_timeout_s must be a number of seconds, 0 or "none" (no limit), or null',
+                "option-not-whole",
             )
         if not 1 <= timeout <= 86_400:
             raise OptionError(
                 "turn_timeout_s",
                 f'turn_timeout_s {timeout} is out of range 1..86400 (0 or "none": no limit)',
+                "option-out-of-range",
+                value=timeout,
+                min=1,
+                max=86_400,
             )
     options = engine_for(game).parse_options(raw)
     options["turn_timeout_s"] = timeout
@@ -87,7 +92,11 @@ def create(
     if seats is None:
         if engine.min_seats != engine.max_seats:
             raise OptionError(
-                "seats", f"{game} needs seats ({engine.min_seats}-{engine.max_seats})"
+                "seats",
+                f"{game} needs seats ({engine.min_seats}-{engine.max_seats})",
+                "seats-out-of-range",
+                min=engine.min_seats,
+                max=engine.max_seats,
             )
         seats = engine.min_seats
     if (
@@ -100,7 +109,13 @@ def create(
             if engine.min_seats == engine.max_seats
             else f"{engine.min_seats}-{engine.max_seats}"
         )
-        raise OptionError("seats", f"{game} is played by {span} players, not {seats!r}")
+        raise OptionError(
+            "seats",
+            f"{game} is played by {span} players, not {seats!r}",
+            "seats-out-of-range",
+            min=engine.min_seats,
+            max=engine.max_seats,
+        )
     return [GameCreated(game_id, game, parse_options(game, options), seats, commitment)]
 
 

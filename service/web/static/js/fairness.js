@@ -1,6 +1,8 @@
 // The fairness page: the report as figures (inline SVG), verdicts and "my luck".
 import { $, fill, h } from './dom.js';
 import { formatLocale, has, loadCatalogs, t, translatePage } from './i18n.js';
+import { ApiProblem } from './api.js';
+import { errorText } from './problems.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -52,7 +54,7 @@ async function getReport(params = {}) {
   const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v)).toString();
   const res = await fetch('/fairness/report' + (query ? '?' + query : ''), { headers: { Accept: 'application/json' } });
   const body = await res.json();
-  if (!res.ok) throw new Error(body.detail || body.title || `HTTP ${res.status}`);
+  if (!res.ok) throw new ApiProblem(res.status, body);
   return body;
 }
 
@@ -193,7 +195,7 @@ async function main() {
     });
     renderTables(report);
   } catch (err) {
-    $('#verdict').textContent = t('fairness.loadFailed', { error: err.message });
+    $('#verdict').textContent = t('fairness.loadFailed', { error: errorText(err) });
   }
   $('#luck-form').addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -203,12 +205,12 @@ async function main() {
     try {
       renderLuck(await getReport({ player: name }), name);
     } catch (err) {
-      $('#luck-error').textContent = err.message;
+      $('#luck-error').textContent = errorText(err);
     }
   });
 }
 
-loadCatalogs(['common', 'fairness']).then(() => {
+loadCatalogs(['common', 'fairness', 'problems']).then(() => {
   translatePage();
   main();
 });

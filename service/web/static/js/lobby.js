@@ -3,6 +3,7 @@
 import { ApiProblem, gamePath, getJson, keepSeat, postJson, seatOf } from './api.js';
 import { $, fill, h } from './dom.js';
 import { loadCatalogs, locale, t, translatePage } from './i18n.js';
+import { Said, errorText } from './problems.js';
 
 const PAGE_SIZE = 10; // each listed game costs one more request: stay well inside the rate limit
 const NAME_KEY = 'cardroom.name';
@@ -17,19 +18,24 @@ function playerName() {
   const name = input.value.trim();
   if (!name) {
     input.focus();
-    throw new Error(t('lobby.nameFirst'));
+    throw new Said(t('lobby.nameFirst'));
   }
   window.localStorage.setItem(NAME_KEY, name);
   return name;
 }
 
+const SEED_FORM = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The client seed typed, if any; one of the wrong form is refused here, before a game is
+ * created for a seat it could not take. */
 function clientSeed() {
   const seed = $('#client-seed').value.trim();
+  if (seed && !SEED_FORM.test(seed)) throw new Said(t('problems.type.bad-client-seed'));
   return seed || undefined;
 }
 
 function showError(selector, error) {
-  $(selector).textContent = error ? error.message || String(error) : '';
+  $(selector).textContent = error ? errorText(error) : '';
 }
 
 /** Take the next free seat of a game for this browser and keep its token. */
@@ -90,6 +96,7 @@ async function createGame(event) {
   button.disabled = true;
   try {
     playerName();
+    clientSeed();
     const game = form.elements.game.value;
     const body = { game, options: optionsOf(form, game) };
     if (game === 'azi') body.seats = intField(form, 'seats');
@@ -318,9 +325,7 @@ async function loadGames(more = false) {
   } catch (error) {
     showError(
       '#list-error',
-      error instanceof ApiProblem
-        ? error
-        : new Error(t('lobby.loadFailed', { error: String(error) })),
+      error instanceof ApiProblem ? error : new Said(t('lobby.loadFailed', { error: errorText(error) })),
     );
   }
 }
@@ -346,7 +351,7 @@ function start() {
   window.setInterval(refreshAges, 15_000);
 }
 
-loadCatalogs(['common', 'lobby']).then(() => {
+loadCatalogs(['common', 'lobby', 'problems']).then(() => {
   translatePage();
   start();
 });

@@ -5,7 +5,8 @@ import { cardRow, cardText, cardView, runOrder, suitText } from './cards.js';
 import { $, fill, gameIdFromPath, h } from './dom.js';
 import { describe, seatName } from './events.js';
 import { describeGroup } from './hazari-eval.js';
-import { loadCatalogs, locale, t, translatePage } from './i18n.js';
+import { has, loadCatalogs, locale, t, translatePage } from './i18n.js';
+import { errorText } from './problems.js';
 import { verifyReplay } from './verifier.js';
 import { verificationView } from './verifier-view.js';
 
@@ -349,25 +350,27 @@ async function verifyBadge() {
   const badge = $('#verify-badge');
   try {
     const v = await getJson(`${gamePath(gameId)}/verify`);
+    badge.dataset.code = v.code || '';
     verdicts.server = v.verified;
     compareVerdicts();
     if (v.verified === true) {
       badge.className = 'badge ok';
       badge.textContent = t('replay.verified', { deals: v.deals_checked, moves: v.moves_checked });
     } else if (v.verified === false) {
+      // What did not match, by its code (the English `reason` is for API clients).
+      const params = v.params || {};
+      const key = `replay.mismatchCode.${params.code}`;
       badge.className = 'badge bad';
       badge.textContent = t('replay.verifyFailed', {
-        reason: (v.mismatch && v.mismatch.reason) || t('replay.mismatch'),
+        reason: has(key) ? t(key, { deal: params.deal ?? '', seat: params.seat ?? '' }) : t('replay.mismatch'),
       });
     } else {
       badge.className = 'badge wait';
-      badge.textContent = v.detail
-        ? t('replay.notYet', { detail: v.detail })
-        : t('replay.notYetSeed');
+      badge.textContent = t('replay.notYetSeed');
     }
   } catch (error) {
     badge.className = 'badge bad';
-    badge.textContent = t('replay.couldNotVerify', { error: error.message });
+    badge.textContent = t('replay.couldNotVerify', { error: errorText(error) });
   }
 }
 
@@ -424,7 +427,7 @@ async function start() {
     const held = seatOf(gameId);
     doc = await getJson(`${gamePath(gameId)}/replay`, held ? held.token : undefined);
   } catch (error) {
-    $('#error').textContent = error.message;
+    $('#error').textContent = errorText(error);
     fill($('#browser-verify'), h('p', { className: 'check-verdict bad' }, t('verifier.problem.unreadable')));
     return;
   }
@@ -468,7 +471,7 @@ async function start() {
   go(dealSteps.length ? dealSteps[0] : 0);
 }
 
-loadCatalogs(['common', 'replay', 'events', 'hazari', 'verifier']).then(() => {
+loadCatalogs(['common', 'replay', 'events', 'hazari', 'verifier', 'problems']).then(() => {
   translatePage();
   start();
 });

@@ -9,9 +9,16 @@ async function start() {
   await loadCatalogs(['common', 'rules'], lang);
   translatePage();
   const game = root.dataset.game;
-  document.title = game
-    ? t('rules.pageTitle', { game: t(`common.game.${game}`) })
-    : t('rules.indexPageTitle');
+  const missing = document.getElementById('no-such-game');
+  if (missing) {
+    // Worded by the server already; again here for the pseudo-locale's layout checks.
+    missing.textContent = t('rules.notFound', { game: missing.dataset.asked });
+    document.title = t('rules.notFoundPageTitle');
+  } else {
+    document.title = game
+      ? t('rules.pageTitle', { game: t(`common.game.${game}`) })
+      : t('rules.indexPageTitle');
+  }
 }
 
 start();

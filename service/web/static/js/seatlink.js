@@ -7,6 +7,7 @@ import { ApiProblem, gamePath, getJson, keepSeat } from './api.js';
 import { $, h, fill } from './dom.js';
 import { copyText } from './clipboard.js';
 import { t } from './i18n.js';
+import { errorText } from './problems.js';
 
 const COPIED_PREFIX = 'cardroom.linkcopied.';
 
@@ -60,7 +61,7 @@ export async function adoptSeat(gameId, token) {
     if (error instanceof ApiProblem && (error.status === 401 || error.status === 403)) {
       return { seat: null, message: t('seats.link.refused') };
     }
-    return { seat: null, message: t('seats.link.failed', { reason: String(error.message) }) };
+    return { seat: null, message: t('seats.link.failed', { reason: errorText(error) }) };
   }
 }
 

@@ -11,7 +11,13 @@ export const MATCH_ENDS = new Set(['MatchWon', 'MatchEnded']);
 
 const signed = (n) => t('table.summary.signed', { value: n, sign: n > 0 ? '+' : '' });
 
+/** A table of figures in a box of its own: wider than a phone in a long language, it scrolls
+ * sideways inside the box instead of cutting its last column off. */
 function table(head, rows, label) {
+  return h('div', { className: 'table-scroll' }, figures(head, rows, label));
+}
+
+function figures(head, rows, label) {
   return h(
     'table',
     { className: 'list summary-table', 'aria-label': label },

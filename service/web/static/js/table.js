@@ -18,6 +18,7 @@ import * as azi from './azi.js';
 import * as hazari from './hazari.js';
 import * as murlan from './murlan.js';
 import { has, loadCatalogs, t, translatePage } from './i18n.js';
+import { errorText } from './problems.js';
 import { holdFor, keepPace, pickPace, Player, SHOWN } from './pace.js';
 import { seatTools } from './seattools.js';
 import { HAND_ENDS, MATCH_ENDS, summaryContent } from './summary.js';
@@ -60,14 +61,9 @@ function showError(message) {
 /** A refusal in the player's words: the message for its rule code or problem type, with the
  * API's detail only for a code this page does not know. */
 export function problemText(error) {
-  const p = (error && error.problem) || {};
-  const params = { ...p };
-  if (view && view.table && view.table.must_include)
-    params.card = cardText([view.table.must_include]);
-  if (error.rule && has(`problems.rule.${error.rule}`)) return t(`problems.rule.${error.rule}`, params);
-  const slug = String(p.type || '').split('/').pop();
-  if (slug && has(`problems.type.${slug}`)) return t(`problems.type.${slug}`, params);
-  return error.message;
+  const extra = {};
+  if (view && view.table && view.table.must_include) extra.card = cardText([view.table.must_include]);
+  return errorText(error, extra);
 }
 
 /** A refused move: the reason (and the game's explanation) next to the moves. */
@@ -379,7 +375,7 @@ async function submit(move) {
       showMoveError(problemText(error), extra);
       if (error.status === 401 || error.status === 403) await tokenRefused(error);
     } else {
-      showMoveError(t('table.error.notSent', { reason: String(error) }));
+      showMoveError(t('table.error.notSent', { reason: errorText(error) }));
     }
     return false;
   } finally {
@@ -557,7 +553,7 @@ async function join(event) {
     showError('');
     restartStream();
   } catch (error) {
-    showError(error instanceof ApiProblem ? problemText(error) : String(error));
+    showError(problemText(error));
   }
 }
 

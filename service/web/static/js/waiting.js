@@ -4,6 +4,7 @@ import { gamePath, postJson } from './api.js';
 import { $ } from './dom.js';
 import { copyText } from './clipboard.js';
 import { t } from './i18n.js';
+import { errorText } from './problems.js';
 
 let current = null;
 let adding = false;
@@ -37,7 +38,7 @@ export function setUpWaiting(gameId) {
         name: t('seats.waiting.botName', { number }),
       });
     } catch (error) {
-      message.textContent = t('seats.waiting.botRefused', { reason: String(error.message) });
+      message.textContent = t('seats.waiting.botRefused', { reason: errorText(error) });
     } finally {
       adding = false;
       button.disabled = false;
