@@ -79,13 +79,32 @@ def cmd_verify(args: argparse.Namespace) -> int:
             f"cardroom verify: OK: {doc.get('game')} game {doc.get('game_id')}: "
             "commitment matches; "
             f"{report.deals_checked} deals re-derived, {report.moves_checked} moves re-played, "
-            f"{report.steps_checked} steps checked, result recomputed"
+            f"{report.steps_checked} steps checked, result recomputed; {_seeds_line(report)}"
         )
         return 0
     mismatch = report.mismatch or {}
     where = f" at version {mismatch['version']}" if mismatch.get("version") is not None else ""
     print(f"cardroom verify: FAILED{where}: {mismatch.get('reason')}", file=sys.stderr)
     return 1
+
+
+def _seeds_line(report: Any) -> str:
+    """What the audit found of who chose each seat's seed."""
+    derived = [s["seat"] for s in report.seeds if s["origin"] == "derived"]
+    if report.seeds_committed is False:
+        return (
+            "seat seeds unrecorded: this game predates committed seeds, so any seed "
+            "the server drew (bots, players who gave none) was NOT committed"
+        )
+    mine = [s["seat"] for s in report.seeds if s["origin"] == "player"]
+    return (
+        f"seats {_seats(derived)} derived from the committed seed and re-derived, "
+        f"seats {_seats(mine)} chosen by their players"
+    )
+
+
+def _seats(seats: list[int]) -> str:
+    return ",".join(str(s) for s in seats) if seats else "none"
 
 
 def _replay_from_store(args: argparse.Namespace, game_id: str) -> Any:

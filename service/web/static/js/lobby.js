@@ -2,6 +2,7 @@
 // activity), take a seat or add bots.
 import { ApiProblem, gamePath, getJson, keepSeat, postJson, seatOf } from './api.js';
 import { $, fill, h } from './dom.js';
+import { offerSeed, seedToSend } from './seed.js';
 import { loadCatalogs, locale, t, translatePage } from './i18n.js';
 
 const PAGE_SIZE = 10; // each listed game costs one more request: stay well inside the rate limit
@@ -24,8 +25,7 @@ function playerName() {
 }
 
 function clientSeed() {
-  const seed = $('#client-seed').value.trim();
-  return seed || undefined;
+  return seedToSend($('#client-seed'));
 }
 
 function showError(selector, error) {
@@ -35,8 +35,7 @@ function showError(selector, error) {
 /** Take the next free seat of a game for this browser and keep its token. */
 async function sitDown(gameId) {
   const body = { name: playerName() };
-  const seed = clientSeed();
-  if (seed) body.client_seed = seed;
+  body.client_seed = clientSeed();
   const granted = await postJson(`${gamePath(gameId)}/seats`, body);
   keepSeat(gameId, { token: granted.token, seat: granted.seat, name: granted.name });
   return granted;
@@ -329,6 +328,7 @@ function start() {
   // A name typed while the page was loading is kept.
   const name = $('#player-name');
   if (!name.value) name.value = window.localStorage.getItem(NAME_KEY) || '';
+  offerSeed($('#client-seed'));
   $('#game').addEventListener('change', syncOptionFields);
   $('[name="seats"]').addEventListener('input', syncOptionFields);
   $('#create-form').addEventListener('submit', createGame);
