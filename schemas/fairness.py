@@ -115,7 +115,11 @@ class FairnessReport(_Out):
     test: str
     test_code: str = Field(description="`chi-square-pooled`.")
     test_params: Params = Field(
-        description="`min_expected`: values are pooled to at least this many expected hands."
+        description=(
+            "`min_expected`: values are pooled to at least this many expected hands; "
+            "`exact_max`: a row left with two categories and at most this many hands is "
+            "tested exactly."
+        )
     )
     tests: int = Field(description="Number of tests the correction runs over.")
     flagged: list[str]

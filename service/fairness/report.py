@@ -18,6 +18,7 @@ from . import wording
 from .expectations import simulated_error
 from .stats import (
     ALPHA,
+    EXACT_MAX,
     MIN_EXPECTED,
     Fit,
     Histogram,
@@ -185,9 +186,9 @@ def build_from(
         "players": len(players),
         "alpha": ALPHA,
         "correction": wording.CORRECTION,
-        "test": wording.describe_test(int(MIN_EXPECTED)),
+        "test": wording.describe_test(int(MIN_EXPECTED), EXACT_MAX),
         "test_code": wording.TEST_CODE,
-        "test_params": {"min_expected": int(MIN_EXPECTED)},
+        "test_params": {"min_expected": int(MIN_EXPECTED), "exact_max": EXACT_MAX},
         "tests": len(analysis.adjusted),
         "flagged": flagged,
         "verdict": wording.report_verdict(code, params),
