@@ -50,11 +50,28 @@ def table_kind(game: str, options: dict[str, Any]) -> str:
     return game
 
 
-def groups(seat: int, pos: int, name: str | None) -> list[str]:
+def groups(seat: int, pos: int, name: str | None, alone: bool = False) -> list[str]:
+    """The groups a hand counts in; ``alone``: it is the hand of the only person
+    at a table of bots (the group ``people``: one hand per deal, whoever and
+    wherever that person is, so it pools every such person's hands)."""
     out = ["all", f"seat:{seat}", f"pos:{pos}"]
     if name:
         out.append(f"player:{name}")
+    if alone:
+        out.append(PEOPLE)
     return out
+
+
+PEOPLE: Final = "people"
+"""The group of the hands of a table's only person, at tables of bots."""
+
+
+def lone_person(bots: Sequence[bool] | None) -> int | None:
+    """The seat of the only person at a table where every other seat is a bot."""
+    if not bots or len(bots) < 2:
+        return None
+    people = [seat for seat, bot in enumerate(bots) if not bot]
+    return people[0] if len(people) == 1 else None
 
 
 def _hg(total: int, marked: int, drawn: int, offset: int = 0) -> str:
@@ -233,10 +250,16 @@ def deal_observations(
 
 
 def deal_fields(
-    game: str, options: dict[str, Any], event: Any, names: Sequence[str | None]
+    game: str,
+    options: dict[str, Any],
+    event: Any,
+    names: Sequence[str | None],
+    bots: Sequence[bool] | None = None,
 ) -> list[str]:
-    """:func:`deal_observations` as their counters' fields (:meth:`Obs.field`)."""
+    """:func:`deal_observations` as their counters' fields (:meth:`Obs.field`);
+    ``bots`` says which seats are bots (for the group ``people``)."""
     table = table_kind(game, options)
+    alone = lone_person(bots)
     hands: Sequence[Sequence[str]] = event.hands
     seats = len(hands)
     dealer: int = event.dealer
@@ -250,7 +273,8 @@ def deal_fields(
         six = bool(options.get("six_on_stage", True))
         for seat in order:
             feats = azi_features(hands[seat], deck, event.trump_card, seat == dealer, cards, six)
-            out += _fields(table, feats, groups(seat, positions[seat], _name(names, seat)))
+            in_groups = groups(seat, positions[seat], _name(names, seat), seat == alone)
+            out += _fields(table, feats, in_groups)
         rank = AZI_RANKS.index(event.trump_card[0])
         dealer_groups = (
             ["all", f"dealer:{_name(names, dealer)}"] if _name(names, dealer) else ["all"]
@@ -261,12 +285,14 @@ def deal_fields(
         first = dealer  # Murlan's ``dealer`` is the seat that gets the first card
         for seat, hand in enumerate(hands):
             pos = (seat - first) % seats
-            out += _fields(table, murlan_features(hand), groups(seat, pos, _name(names, seat)))
+            in_groups = groups(seat, pos, _name(names, seat), seat == alone)
+            out += _fields(table, murlan_features(hand), in_groups)
         return out
     if game == "hazari":
         for seat, hand in enumerate(hands):
             pos = (seat - dealer) % seats  # the dealer is 0, the first to get cards 1
-            out += _fields(table, hazari_features(hand), groups(seat, pos, _name(names, seat)))
+            in_groups = groups(seat, pos, _name(names, seat), seat == alone)
+            out += _fields(table, hazari_features(hand), in_groups)
         return out
     return out
 

@@ -19,9 +19,10 @@ TEST_CODE: Final = "chi-square-pooled"
 CORRECTION: Final = "benjamini-hochberg"
 
 
-def describe_test(min_expected: int) -> str:
+def describe_test(min_expected: int, exact_max: int) -> str:
     return (
-        f"chi-square goodness of fit, categories pooled to at least {min_expected} expected hands"
+        f"chi-square goodness of fit, categories pooled to at least {min_expected} expected "
+        f"hands; a row left with two categories and at most {exact_max} hands: exact test"
     )
 
 
@@ -94,7 +95,7 @@ def feature_words(feature: str) -> str:
 
 # -- the groups of hands ---------------------------------------------------------------------
 
-GROUP_CODES: Final = ("all", "seat", "position", "player", "dealer")
+GROUP_CODES: Final = ("all", "seat", "position", "player", "dealer", "people")
 
 
 def group_label(group: str) -> tuple[str, Params, str]:
@@ -112,6 +113,8 @@ def group_label(group: str) -> tuple[str, Params, str]:
         return "player", {"name": rest}, f"player {rest}"
     if kind == "dealer":
         return "dealer", {"name": rest}, f"deals by {rest}"
+    if kind == "people":
+        return "people", {}, "the only person at a table of bots, whoever and wherever"
     return "other", {"group": group}, group
 
 

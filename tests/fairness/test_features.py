@@ -130,3 +130,18 @@ def test_azi_and_murlan_deals_give_their_fields() -> None:
     fields = deal_fields("murlan", {}, murlan, [None] * 4)
     assert len(fields) == 4 * 6 * 3  # four hands, six features, groups all/seat/pos
     assert [o.field() for o in deal_observations("murlan", {}, murlan, [None] * 4)] == fields
+
+
+def test_the_only_person_at_a_table_of_bots_counts_in_the_people_group() -> None:
+    deck = DECK54[:]
+    random.Random(6).shuffle(deck)
+    murlan = Deal([deck[s::4] for s in range(4)], 0)
+    fields = deal_fields("murlan", {}, murlan, [None] * 4, [True, False, True, True])
+    people = [f for f in fields if "|people|" in f]
+    assert len(people) == 6  # one hand, six features
+    assert sorted(people) == sorted(
+        f.replace("|seat:1|", "|people|") for f in fields if "|seat:1|" in f
+    )
+    two = deal_fields("murlan", {}, murlan, [None] * 4, [True, False, False, True])
+    assert not [f for f in two if "|people|" in f]
+    assert not [f for f in deal_fields("murlan", {}, murlan, [None] * 4) if "|people|" in f]
