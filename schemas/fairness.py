@@ -68,7 +68,12 @@ class FairnessGroup(_Out):
 class FairnessFeature(_Out):
     feature: str
     title: str
-    title_code: str = Field(description="The feature (the same as `feature`).")
+    title_code: str = Field(
+        description="The feature (the same as `feature`), or `rank` for a count of one rank."
+    )
+    title_params: Params = Field(
+        default_factory=dict, description="`rank` (`2` … `A`) for `rank`; else empty."
+    )
     expectation: str = Field(description="How the expected distribution is known.")
     expectation_code: str = Field(
         description="`hypergeometric`, `hypergeometric-trump`, `rank-counts`, `rank-patterns`, "

@@ -12,6 +12,7 @@ out. The projection (:mod:`service.fairness.projection`) counts them.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -170,6 +171,7 @@ def murlan_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
         "three_of_spades": (_hg(54, 1, n), int("3S" in hand)),
         "quads": (f"quads:{n}:2", _rank_counts(masks)[2].bit_count()),
         "longest_straight": (f"straight:{n}:2", min(_longest_of(present), LONGEST_CAP)),
+        **rank_features(hand, 54, MURLAN_RANKS),
     }
 
 
@@ -200,8 +202,22 @@ def hazari_counts(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
     }
 
 
+RANK_FEATURES: Final = tuple(f"rank_{r}" for r in "23456789TJQKA")
+"""One feature per rank: how many cards of that rank a hand holds (of 4)."""
+MURLAN_RANKS: Final = "3456789TJQK"
+"""Murlan's ranks counted by :func:`rank_features` (2s and aces are features already)."""
+
+
+def rank_features(hand: Sequence[str], deck: int, ranks: str) -> dict[str, tuple[str, int]]:
+    """How many cards of each of ``ranks`` the hand holds: hypergeometric, 4 of ``deck``."""
+    held = Counter(card[0] for card in hand)
+    n = len(hand)
+    return {f"rank_{r}": (_hg(deck, 4, n), held.get(r, 0)) for r in ranks}
+
+
 def hazari_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
     feats = hazari_counts(hand)
+    feats.update(rank_features(hand, 52, "23456789TJQKA"))
     feats["best_combination"] = (f"sim:hazari_best:{len(hand)}", best_combo(hand))
     return feats
 

@@ -262,10 +262,12 @@ def _feature_entry(feature: str, hist: Histogram, flagged: bool) -> dict[str, An
     """A feature's heading in a table, before its rows."""
     title, how = wording.FEATURES.get(feature, (feature, ""))
     context_error = max((simulated_error(c) or 0.0 for c in hist.counts), default=0.0)
+    code, params = wording.feature_title(feature)
     return {
         "feature": feature,
         "title": title,
-        "title_code": feature,
+        "title_code": code,
+        "title_params": params,
         "expectation": wording.EXPECTATIONS.get(how, how),
         "expectation_code": how,
         "expectation_error": context_error or None,

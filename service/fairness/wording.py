@@ -80,6 +80,25 @@ FEATURES: Final[dict[str, tuple[str, str]]] = {
     ),
 }
 
+FEATURES.update(
+    {f"rank_{r}": (f"Cards of rank {r} in hand", "hypergeometric") for r in "23456789TJQKA"}
+)
+RANK_TITLE: Final = "rank"
+"""The title code of every rank feature (``rank_K``…), with the rank as its ``rank``."""
+
+
+FEATURE_TITLE_CODES: Final = (*(f for f in FEATURES if not f.startswith("rank_")), RANK_TITLE)
+"""Every feature title code the pages word."""
+
+
+def feature_title(feature: str) -> tuple[str, Params]:
+    """A feature's title code and its figures: the feature itself, or ``rank`` with
+    the rank for a count of one rank."""
+    if feature.startswith("rank_"):
+        return RANK_TITLE, {"rank": feature.removeprefix("rank_")}
+    return feature, {}
+
+
 FEATURE_WORDS: Final[dict[str, str]] = {
     "three_of_spades": "the 3 of spades",
     "six_of_trumps": "the six of trumps",
@@ -90,6 +109,8 @@ FEATURE_WORDS: Final[dict[str, str]] = {
 
 
 def feature_words(feature: str) -> str:
+    if feature.startswith("rank_"):
+        return f"cards of rank {feature.removeprefix('rank_')}"
     return FEATURE_WORDS.get(feature, feature.replace("_", " "))
 
 

@@ -66,3 +66,39 @@ def caught(seed: int, games: int, deals: int, best_of: int) -> tuple[bool, bool]
     analysis = report.analyse(people_counts(positions, first, person))
     flagged = analysis.flagged
     return bool(flagged), any(group == "people" for _, _, group in flagged)
+
+
+KINGS = [11, 24, 37, 50]
+
+
+def kings_counts(positions: np.ndarray, first: np.ndarray) -> dict[str, int]:
+    """The report's ``rank_K`` counts per seat and position (and the others')."""
+    counts = murlan_counts(positions, first)
+    place = positions[:, KINGS] % 4
+    for q, n in enumerate(SIZES):
+        held = (place == q).sum(axis=1)
+        seat = (first + q) % 4
+        for s in range(4):
+            for value, c in enumerate(np.bincount(held[seat == s], minlength=5)):
+                if c:
+                    key = f"murlan|rank_K|seat:{s}|hg:54:4:{n}:0|{value}"
+                    counts[key] = counts.get(key, 0) + int(c)
+        for value, c in enumerate(np.bincount(held, minlength=5)):
+            if c:
+                counts[f"murlan|rank_K|pos:{q}|hg:54:4:{n}:0|{value}"] = int(c)
+    return counts
+
+
+def kings_caught(seed: int, games: int, deals: int, best_of: int) -> tuple[bool, bool]:
+    """A grinder keeping the best of ``best_of`` seeds per game for seat 0's kings:
+    whether the report flags anything, and whether it flags a ``rank_K`` row."""
+    rng = np.random.default_rng(seed)
+    first = np.tile(np.arange(deals) % 4, games)
+    base = np.arange(54, dtype=np.int16)
+    cands = rng.permuted(np.broadcast_to(base, (best_of, games * deals, 54)), axis=-1)
+    place = cands[..., KINGS] % 4
+    kings = (place == ((0 - first) % 4)[..., None]).sum(axis=-1)
+    keep = np.repeat(kings.reshape(best_of, games, deals).sum(axis=-1).argmax(axis=0), deals)
+    chosen = cands[keep, np.arange(games * deals)]
+    flagged = report.analyse(kings_counts(chosen, first)).flagged
+    return bool(flagged), any(feature == "rank_K" for _, feature, _ in flagged)

@@ -46,8 +46,8 @@ def message_keys() -> dict[str, str]:
         ("correction", (wording.CORRECTION,)),
         ("table", (*wording.TABLE_CODES, "other")),
         ("tableShort", (*wording.TABLE_CODES, "other")),
-        ("feature", tuple(wording.FEATURES)),
-        ("featureShort", tuple(wording.FEATURES)),
+        ("feature", wording.FEATURE_TITLE_CODES),
+        ("featureShort", wording.FEATURE_TITLE_CODES),
         ("expect", tuple(wording.EXPECTATIONS)),
         ("group", (*wording.GROUP_CODES, "other")),
     ]
