@@ -171,6 +171,7 @@ def murlan_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
         "three_of_spades": (_hg(54, 1, n), int("3S" in hand)),
         "quads": (f"quads:{n}:2", _rank_counts(masks)[2].bit_count()),
         "longest_straight": (f"straight:{n}:2", min(_longest_of(present), LONGEST_CAP)),
+        "strong_cards": (_hg(54, 10, n), sum(c[0] in "A2" or c in ("BJ", "RJ") for c in hand)),
         **rank_features(hand, 54, MURLAN_RANKS),
     }
 

@@ -71,6 +71,7 @@ FEATURES: Final[dict[str, tuple[str, str]]] = {
     "runs": ("Runs (3 ranks in sequence, any suits; 4 = 4 or more)", "enumeration"),
     "pairs": ("Pairs (ranks held exactly twice)", "rank-counts"),
     "best_combination": ("The auto-arranger's best combination (1 indi … 6 troy)", "simulated"),
+    "strong_cards": ("Cards of rank A or above (aces, 2s, jokers)", "hypergeometric"),
     "trumps": ("Trumps in hand", "hypergeometric-trump"),
     "six_of_trumps": ("Six of trumps in hand when an Ace shows trump", "hypergeometric"),
     "trump_card_rank": ("Rank of the trump card (0 = 6 … 8 = Ace)", "uniform"),
@@ -101,6 +102,7 @@ def feature_title(feature: str) -> tuple[str, Params]:
 
 FEATURE_WORDS: Final[dict[str, str]] = {
     "three_of_spades": "the 3 of spades",
+    "strong_cards": "cards of rank A or above",
     "six_of_trumps": "the six of trumps",
     "trump_card_rank": "a high trump card",
     "longest_straight": "long straights",
