@@ -74,7 +74,11 @@ class TakeSeatRequest(_Request):
     )
     client_seed: Annotated[str, StringConstraints(pattern=CLIENT_SEED_PATTERN)] | None = Field(
         default=None,
-        description="Your part of every shuffle (1-64 of A-Z a-z 0-9 _ -); drawn if absent.",
+        description=(
+            "Your part of every shuffle (1-64 of A-Z a-z 0-9 _ -). If absent, and always "
+            "for a bot (which must send none), the server derives it from its committed "
+            'seed: hex(HMAC-SHA256(server_seed, "client-seed:<seat>"))[:32].'
+        ),
     )
     bot: Annotated[bool, Field(strict=True)] = Field(
         default=False, description="Seat a bot: it plays by itself and gets no token."
@@ -227,6 +231,10 @@ class SeatGranted(_Response):
     name: str
     bot: bool
     client_seed: str
+    seed_origin: Literal["player", "derived", "unrecorded"] | None = Field(
+        default=None,
+        description="Who chose client_seed: 'player' (sent here) or 'derived' (see SeatInfo).",
+    )
     token: str | None = Field(
         description="Bearer token of this seat, shown only here (null for a bot seat)."
     )
@@ -238,6 +246,14 @@ class SeatInfo(_Response):
     name: str | None
     client_seed: str | None
     bot: bool
+    seed_origin: Literal["player", "derived", "unrecorded"] | None = Field(
+        default=None,
+        description=(
+            "Who chose client_seed: 'player' (sent with the seat request), 'derived' "
+            '(hex(HMAC-SHA256(server_seed, "client-seed:<seat>"))[:32], fixed by the '
+            "commitment, checkable once the seed is revealed), 'unrecorded' (an older game)."
+        ),
+    )
 
 
 class PlayerProgress(_Response):
@@ -382,6 +398,17 @@ class Verification(_Response):
         "events, seed, commitment, deal, step, seat, move, result) or `seed-not-revealed`."
     )
     params: dict[str, Any] = Field(description="The code's figures (deals, moves; deal, seat…).")
+    seeds: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="Per seat: its seed_origin (every derived seed was re-derived).",
+    )
+    seeds_committed: bool | None = Field(
+        default=None,
+        description=(
+            "True when every seed the server supplied was fixed by its commitment; false "
+            "for a game stored before seed origins were recorded."
+        ),
+    )
 
 
 class Health(_Response):

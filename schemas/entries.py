@@ -124,6 +124,7 @@ LAYOUTS: Final[tuple[Layout, ...]] = (
     Layout(40, "murlan", "TargetRaised", 1, "reached target"),
     Layout(41, "murlan", "TopTied", 1, "seats score"),
     Layout(42, "murlan", "MatchWon", 1, "winner scores"),
+    Layout(43, TABLE, "SeatTaken", 3, "seat name client_seed bot seed_origin"),
 )
 """Every layout ever used, by code. Append only: never edit or remove one."""
 

@@ -68,7 +68,12 @@ class FairnessGroup(_Out):
 class FairnessFeature(_Out):
     feature: str
     title: str
-    title_code: str = Field(description="The feature (the same as `feature`).")
+    title_code: str = Field(
+        description="The feature (the same as `feature`), or `rank` for a count of one rank."
+    )
+    title_params: Params = Field(
+        default_factory=dict, description="`rank` (`2` … `A`) for `rank`; else empty."
+    )
     expectation: str = Field(description="How the expected distribution is known.")
     expectation_code: str = Field(
         description="`hypergeometric`, `hypergeometric-trump`, `rank-counts`, `rank-patterns`, "
@@ -115,7 +120,11 @@ class FairnessReport(_Out):
     test: str
     test_code: str = Field(description="`chi-square-pooled`.")
     test_params: Params = Field(
-        description="`min_expected`: values are pooled to at least this many expected hands."
+        description=(
+            "`min_expected`: values are pooled to at least this many expected hands; "
+            "`exact_max`: a row left with two categories and at most this many hands is "
+            "tested exactly."
+        )
     )
     tests: int = Field(description="Number of tests the correction runs over.")
     flagged: list[str]

@@ -21,6 +21,23 @@ class ReplaySeat(BaseModel):
     name: str
     client_seed: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
     bot: bool
+    seed_origin: Literal["player", "derived", "unrecorded"] | None = Field(
+        default=None,
+        description=(
+            "Who chose client_seed: 'player' (it came with the seat request), 'derived' "
+            "(the server derived it from the committed server seed, see seed_derivation) "
+            "or 'unrecorded' (a game stored before origins were recorded: a seed the "
+            "server drew then was random and not committed). Absent from documents "
+            "written before this field existed."
+        ),
+    )
+    seed_derivation: str | None = Field(
+        default=None,
+        description=(
+            "Derived seeds only: how to derive it again, hex(HMAC-SHA256(server_seed, "
+            '"client-seed:<seat>"))[:32].'
+        ),
+    )
 
 
 class ReplayDeal(BaseModel):

@@ -27,6 +27,12 @@ def upcast_SeatTaken_v1_v2(data: Data) -> Data:
     return {**data, "bot": False}
 
 
+def upcast_SeatTaken_v2_v3(data: Data) -> Data:
+    """v2 did not record who chose the seat's seed: the player, or the server at
+    random (a bot's, or a player's who gave none), which was not committed."""
+    return {**data, "seed_origin": "unrecorded"}
+
+
 def upcast_GameAbandoned_v1_v2(data: Data) -> Data:
     """v1 did not state the standings of the abandoned table."""
     return {**data, "standings": None}
@@ -34,6 +40,7 @@ def upcast_GameAbandoned_v1_v2(data: Data) -> Data:
 
 UPCASTERS: Final[Mapping[tuple[str, str, int], Upcaster]] = {
     (TABLE, "SeatTaken", 1): upcast_SeatTaken_v1_v2,
+    (TABLE, "SeatTaken", 2): upcast_SeatTaken_v2_v3,
     (TABLE, "GameAbandoned", 1): upcast_GameAbandoned_v1_v2,
 }
 

@@ -41,6 +41,8 @@ class GameCheck:
     version: int | None = None
     deals: int = 0
     moves: int = 0
+    seeds: str | None = None
+    """Who chose each seat's seed, as the audit found it (for a verified game)."""
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -69,7 +71,27 @@ def check_document(doc: Any, source: str) -> GameCheck:
         mismatch.get("version"),
         report.deals_checked,
         report.moves_checked,
+        seeds_line(report) if report.ok else None,
     )
+
+
+def seeds_line(report: Any) -> str:
+    """What the audit found of who chose each seat's seed."""
+    if report.seeds_committed is False:
+        return (
+            "seat seeds unrecorded: this game predates committed seeds, so any seed "
+            "the server drew (bots, players who gave none) was NOT committed"
+        )
+    derived = [s["seat"] for s in report.seeds if s["origin"] == "derived"]
+    mine = [s["seat"] for s in report.seeds if s["origin"] == "player"]
+    return (
+        f"seats {_seats(derived)} derived from the committed seed and re-derived, "
+        f"seats {_seats(mine)} chosen by their players"
+    )
+
+
+def _seats(seats: list[int]) -> str:
+    return ",".join(str(s) for s in seats) if seats else "none"
 
 
 def check_stored(state: Any, stored: Sequence[Any], source: str) -> GameCheck:

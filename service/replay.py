@@ -14,14 +14,23 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Final
 
 from schemas.codec import EventDecodeError, decode_event, encode_event
 from service.engines import table
 from service.engines.base import JSON, Event, RuleError
-from service.engines.shuffle import ALGORITHM, SeedError, Shuffler, parse_server_seed
+from service.engines.shuffle import (
+    ALGORITHM,
+    DERIVED_SEED_MESSAGE,
+    SEED_DERIVED,
+    SEED_PLAYER,
+    SEED_UNRECORDED,
+    SeedError,
+    Shuffler,
+    parse_server_seed,
+)
 
 FORMAT = "cardroom-replay-v1"
 ENVELOPE_KEYS = ("version", "at", "move", "seat_view")
@@ -71,13 +80,33 @@ def build_replay(state: table.Table, events: Sequence[Any], viewer: int | None =
         "options": state.options,
         "status": state.status,
         "complete": state.over and revealed,
-        "seats": [s.as_json() for s in state.seats if s is not None],
+        "seats": [replay_seat(s) for s in state.seats if s is not None],
         "commitment": state.commitment,
         "server_seed": state.server_seed,
         "deals": deals,
         "events": out_events,
         "result": state.engine.result(state.engine_state),
     }
+
+
+UNCOMMITTED_NOTE = (
+    "this game was stored before seed origins were recorded: the seeds the server drew "
+    "(bots', and those of players who gave none) were random and were not committed"
+)
+
+
+def seed_derivation(seat: int) -> str:
+    """How anyone re-derives a derived seat seed once the server seed is public."""
+    return f'hex(HMAC-SHA256(server_seed, "{DERIVED_SEED_MESSAGE}{seat}"))[:32]'
+
+
+def replay_seat(seat: table.Seat) -> JSON:
+    """A seat in the document: who chose its seed and, when the server derived it,
+    how to derive it again."""
+    entry = seat.as_json()
+    if seat.seed_origin == SEED_DERIVED:
+        entry["seed_derivation"] = seed_derivation(seat.seat)
+    return entry
 
 
 def _event_entry(stored: Any, shown: Event) -> JSON:
@@ -124,6 +153,16 @@ class AuditReport:
     result_ok: bool | None = None
     mismatch: JSON | None = None
     notes: list[str] = field(default_factory=list)
+    seeds: list[JSON] = field(default_factory=list)
+    """Per seat taken: its ``seed_origin``; a derived one was re-derived."""
+
+    @property
+    def seeds_committed(self) -> bool | None:
+        """True when every seed the server supplied was fixed by its commitment
+        (``None`` before any seat was checked)."""
+        if not self.seeds:
+            return None
+        return all(s["origin"] != SEED_UNRECORDED for s in self.seeds)
 
     def fail(self, version: int | None, reason: str, **extra: Any) -> AuditReport:
         if self.ok:
@@ -140,6 +179,9 @@ class AuditReport:
             "steps_checked": self.steps_checked,
             "result_ok": self.result_ok,
             "mismatch": self.mismatch,
+            "seeds": self.seeds,
+            "seeds_committed": self.seeds_committed,
+            "notes": self.notes,
         }
 
 
@@ -153,6 +195,7 @@ def audit(
     try:
         first, seed = _check_opening(events, server_seed_hex, report)
         state = _check_events(events, first, seed, report)
+        _note_seeds(state, report)
         if claimed_result is not None:
             recomputed = state.engine.result(state.engine_state)
             report.result_ok = _jsonish(recomputed) == _jsonish(claimed_result)
@@ -161,6 +204,13 @@ def audit(
     except _Mismatch as exc:
         return report.fail(exc.version, exc.reason, **exc.extra)
     return report
+
+
+def _note_seeds(state: table.Table, report: AuditReport) -> None:
+    """Who chose each seat's seed (every derived one was re-derived on the way)."""
+    report.seeds = [{"seat": s.seat, "origin": s.seed_origin} for s in state.seats if s is not None]
+    if report.seeds_committed is False:
+        report.notes.append(UNCOMMITTED_NOTE)
 
 
 class _Mismatch(Exception):
@@ -270,14 +320,46 @@ def _check_table_event(state: table.Table, rec: RecordedEvent, seed: bytes) -> N
         if event.server_seed != seed.hex():
             raise _Mismatch(rec.version, "the revealed seed differs from the published one", "seed")
     elif isinstance(event, table.SeatTaken):
-        try:
-            expected_seat = table.take_seat(state, event.name, event.client_seed, event.bot)
-        except RuleError as exc:
-            raise _Mismatch(rec.version, f"seat not allowed: {exc}", "seat") from None
-        except ValueError as exc:
-            raise _Mismatch(rec.version, f"seat not allowed: {exc}", "seat") from None
-        if expected_seat != [event]:
-            raise _Mismatch(rec.version, "seat taken out of order", "seat")
+        _check_seat(state, rec, event, seed)
+
+
+def _check_seat(
+    state: table.Table, rec: RecordedEvent, event: table.SeatTaken, seed: bytes
+) -> None:
+    """The seat is the next free one, and a derived seed is the one the server
+    seed gives that seat (an unrecorded origin is an older game's: as recorded)."""
+    origin = event.seed_origin
+    if origin not in (SEED_PLAYER, SEED_DERIVED, SEED_UNRECORDED):
+        raise _Mismatch(rec.version, f"unknown seed_origin {origin!r}", "seat")
+    derive = origin == SEED_DERIVED
+    old = origin == SEED_UNRECORDED  # a bot then had a seed drawn for it, given as a player's
+    try:
+        expected = table.take_seat(
+            state,
+            event.name,
+            None if derive else event.client_seed,
+            event.bot and not old,
+            seed,
+        )
+    except (RuleError, ValueError) as exc:
+        raise _Mismatch(rec.version, f"seat not allowed: {exc}", "seat") from None
+    if old:
+        expected = [
+            replace(e, bot=event.bot, seed_origin=SEED_UNRECORDED)
+            for e in expected
+            if isinstance(e, table.SeatTaken)
+        ]
+    if expected == [event]:
+        return
+    taken = expected[0]
+    if derive and isinstance(taken, table.SeatTaken) and taken.seat == event.seat:
+        raise _Mismatch(
+            rec.version,
+            f"seat {event.seat}'s seed is not the one derived from the server seed",
+            "seat",
+            seat=event.seat,
+        )
+    raise _Mismatch(rec.version, "seat taken out of order", "seat")
 
 
 def _check_move(
@@ -415,6 +497,25 @@ def audit_replay(doc: Mapping[str, Any]) -> AuditReport:
         return report.fail(
             None, f"the deals summary differs from the recorded deals (deal {bad})", deal=bad
         )
-    if [s for s in doc.get("seats", [])] != rebuilt["seats"]:
+    if not _seats_agree(doc.get("seats"), rebuilt["seats"]):
         return report.fail(None, "the seats differ from the recorded seats")
     return report
+
+
+SEED_KEYS = ("seed_origin", "seed_derivation")
+"""Seat keys a document written before seed origins were recorded does not have."""
+
+
+def _seats_agree(given: Any, rebuilt: Sequence[JSON]) -> bool:
+    """The document's seats are the recorded ones (an older document's lack the
+    seed origin: the events still say it)."""
+    if not isinstance(given, list) or len(given) != len(rebuilt):
+        return False
+    for mine, theirs in zip(given, rebuilt, strict=True):
+        if not isinstance(mine, Mapping):
+            return False
+        if "seed_origin" not in mine:
+            theirs = {k: v for k, v in theirs.items() if k not in SEED_KEYS}
+        if _jsonish(mine) != _jsonish(theirs):
+            return False
+    return True

@@ -13,12 +13,12 @@ from collections.abc import Callable, Sequence
 
 from service.engines import table
 from service.engines.base import Event
-from service.engines.shuffle import new_client_seed
 from service.idempotency import SEAT_IDEMPOTENCY, replayed_seat, seat_fingerprint
 from service.idempotency import seat_record as _kept_seat
 from service.store import AppendResult, VersionConflict
 
 from .bodies import SeatGrant, seat_record
+from .errors import MissingSecret
 from .repository import GameRepository, touch_quietly
 from .seataccess import SeatAccess
 
@@ -47,11 +47,11 @@ class Seating:
         stored_key = None if idempotency_key is None else SEAT_IDEMPOTENCY + idempotency_key
         earlier = self._earlier(game_id, stored_key)
         if earlier is None:
-            seed = client_seed if client_seed is not None else new_client_seed()
+            server_seed = None if client_seed is not None else self._server_seed(game_id)
             try:
                 state, events, result = self.repository.commit(
                     game_id,
-                    lambda state: table.take_seat(state, name, seed, bot),
+                    lambda state: _take(state, name, client_seed, bot, server_seed),
                     None,
                     stored_key,
                     lambda _, events: _kept_seat(fingerprint, seat_record(_taken(events))),
@@ -66,6 +66,11 @@ class Seating:
                 earlier = result
         assert idempotency_key is not None
         return self._seat_again(game_id, idempotency_key, earlier, fingerprint)
+
+    def _server_seed(self, game_id: str) -> bytes | None:
+        """The game's secret seed, from which a seat given no seed gets its own
+        (``None`` once revealed: the game is over and the seat is refused)."""
+        return self.repository.store.get_secret(game_id)
 
     def _earlier(self, game_id: str, stored_key: str | None) -> AppendResult | None:
         """The record of an earlier request with this key, if there is one."""
@@ -98,6 +103,15 @@ class Seating:
             self.advance(game_id)
             state = self.repository.load(game_id)
         return SeatGrant(seat, record["name"], bot, record["client_seed"], token, state)
+
+
+def _take(
+    state: table.Table, name: str, client_seed: str | None, bot: bool, server_seed: bytes | None
+) -> list[Event]:
+    """:func:`table.take_seat`; a seat to derive a seed for needs the server seed."""
+    if client_seed is None and server_seed is None and not state.over and not state.seated:
+        raise MissingSecret(f"game {state.game_id} has no server seed to derive a seat's seed")
+    return table.take_seat(state, name, client_seed, bot, server_seed)
 
 
 def _taken(events: Sequence[Event]) -> table.SeatTaken:

@@ -17,7 +17,7 @@ from service.engines.shuffle import (
     VerificationError,
     commitment,
     deck_digest,
-    new_client_seed,
+    derived_client_seed,
     new_server_seed,
     parse_server_seed,
     stream_prefix,
@@ -119,8 +119,19 @@ def test_client_seed_rejects(seed: object) -> None:
 def test_generated_seeds() -> None:
     a, b = new_server_seed(), new_server_seed()
     assert len(a) == 32 and a != b
-    validate_client_seed(new_client_seed())
-    assert len(new_client_seed()) == 32
+    seed = derived_client_seed(a, 3)
+    validate_client_seed(seed)
+    assert len(seed) == 32 and seed != derived_client_seed(a, 2) != derived_client_seed(b, 2)
+
+
+def test_derived_seed_is_the_documented_hmac() -> None:
+    """A derived seat seed is hex(HMAC-SHA256(server_seed, "client-seed:" + seat))[:32]."""
+    import hashlib
+    import hmac
+
+    seed = bytes(range(32))
+    want = hmac.new(seed, b"client-seed:1", hashlib.sha256).hexdigest()[:32]
+    assert derived_client_seed(seed, 1) == want
 
 
 def test_draw_rejects_values_in_the_biased_tail() -> None:

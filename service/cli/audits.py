@@ -89,6 +89,7 @@ def _line(check: GameCheck) -> str:
         return (
             f"OK: {what}: commitment matches; {check.deals} deals re-derived, "
             f"{check.moves} moves re-played, result recomputed"
+            + (f"; {check.seeds}" if check.seeds else "")
         )
     where = f" at version {check.version}" if check.version is not None else ""
     source = f" ({check.source})" if check.game_id else ""

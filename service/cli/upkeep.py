@@ -27,6 +27,11 @@ def register(sub: Subparsers, data: argparse.ArgumentParser) -> None:
     p.add_argument("--player", default=None, help="only everyone's rows and this player's")
     p.add_argument("--game", choices=("hazari", "azi", "murlan"), default=None)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="count replay files without auditing them (they must still be finished games)",
+    )
     p.set_defaults(func=cmd_fairness)
 
     p = sub.add_parser(
@@ -45,13 +50,9 @@ def register(sub: Subparsers, data: argparse.ArgumentParser) -> None:
 def cmd_fairness(args: argparse.Namespace) -> int:
     from ..fairness import projection, report
 
+    status = 0
     if args.replays:
-        try:
-            docs = [read_json(path) for path in args.replays]
-        except (OSError, ValueError) as exc:
-            print(f"cardroom fairness: cannot read a replay: {exc}", file=sys.stderr)
-            return 2
-        counts, meta = projection.from_replays(docs)
+        counts, meta, status = _from_files(args.replays, verify=not args.no_verify)
     else:
         store = open_store(args)
         if args.rebuild:
@@ -66,7 +67,32 @@ def cmd_fairness(args: argparse.Namespace) -> int:
         counts, meta = projection.read(store)
     doc = report.build(counts, meta, player=args.player, game=args.game)
     print(json.dumps(doc, indent=2) if args.json else report.render_text(doc))
-    return 0
+    return status
+
+
+def _from_files(paths: list[str], verify: bool) -> tuple[dict[str, int], dict[str, int], int]:
+    """Counts over replay files, each audited (unless ``verify`` is false) and
+    each game once; every file left out is named on standard error, and the
+    status is then 1."""
+    from ..fairness.inputs import counted_inputs
+
+    def read(path: str) -> object:
+        try:
+            return read_json(path)
+        except (OSError, ValueError, RecursionError) as exc:
+            return exc
+
+    found = counted_inputs(((path, read(path)) for path in paths), verify=verify)
+    for rejected in found.rejected:
+        print(f"cardroom fairness: rejected {rejected.path}: {rejected.reason}", file=sys.stderr)
+    if not verify:
+        print("cardroom fairness: the files were counted WITHOUT verification", file=sys.stderr)
+    print(
+        f"cardroom fairness: counted {found.games} games from {len(paths)} files, "
+        f"rejected {len(found.rejected)}",
+        file=sys.stderr,
+    )
+    return dict(found.counts), found.meta, 1 if found.rejected else 0
 
 
 def cmd_archive(args: argparse.Namespace) -> int:

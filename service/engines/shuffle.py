@@ -33,9 +33,27 @@ def new_server_seed() -> bytes:
     return secrets.token_bytes(SEED_BYTES)
 
 
-def new_client_seed() -> str:
-    """The seed the server picks for a seat that gives none: 16 random bytes as hex."""
-    return secrets.token_hex(16)
+SEED_PLAYER: Final = "player"
+"""A seat's ``seed_origin``: the seed came with the seat request (the player's own)."""
+SEED_DERIVED: Final = "derived"
+"""A seat's ``seed_origin``: the server derived it from the committed server seed
+(:func:`derived_client_seed`), so it was fixed before anyone sat down."""
+SEED_UNRECORDED: Final = "unrecorded"
+"""A seat's ``seed_origin`` in a game stored before origins were recorded: its
+seed was the player's or drawn at random by the server, which was not committed."""
+SEED_ORIGINS: Final = (SEED_PLAYER, SEED_DERIVED, SEED_UNRECORDED)
+DERIVED_SEED_MESSAGE: Final = "client-seed:"
+"""The HMAC message of a derived seed is this followed by the seat index."""
+
+
+def derived_client_seed(server_seed: bytes, seat: int) -> str:
+    """The seed the server supplies for ``seat`` (a bot, or a player who gives
+    none): the first 16 bytes of ``HMAC-SHA256(server_seed, "client-seed:" + seat)``
+    as 32 lowercase hex digits. It is fixed by the commitment, so the server
+    cannot choose it after seeing anyone else's seed, and anyone can re-derive it
+    once the seed is revealed."""
+    msg = f"{DERIVED_SEED_MESSAGE}{seat}".encode()
+    return hmac.new(server_seed, msg, hashlib.sha256).hexdigest()[:32]
 
 
 def commitment(server_seed: bytes) -> str:

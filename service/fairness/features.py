@@ -12,6 +12,7 @@ out. The projection (:mod:`service.fairness.projection`) counts them.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -50,11 +51,28 @@ def table_kind(game: str, options: dict[str, Any]) -> str:
     return game
 
 
-def groups(seat: int, pos: int, name: str | None) -> list[str]:
+def groups(seat: int, pos: int, name: str | None, alone: bool = False) -> list[str]:
+    """The groups a hand counts in; ``alone``: it is the hand of the only person
+    at a table of bots (the group ``people``: one hand per deal, whoever and
+    wherever that person is, so it pools every such person's hands)."""
     out = ["all", f"seat:{seat}", f"pos:{pos}"]
     if name:
         out.append(f"player:{name}")
+    if alone:
+        out.append(PEOPLE)
     return out
+
+
+PEOPLE: Final = "people"
+"""The group of the hands of a table's only person, at tables of bots."""
+
+
+def lone_person(bots: Sequence[bool] | None) -> int | None:
+    """The seat of the only person at a table where every other seat is a bot."""
+    if not bots or len(bots) < 2:
+        return None
+    people = [seat for seat, bot in enumerate(bots) if not bot]
+    return people[0] if len(people) == 1 else None
 
 
 def _hg(total: int, marked: int, drawn: int, offset: int = 0) -> str:
@@ -153,6 +171,8 @@ def murlan_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
         "three_of_spades": (_hg(54, 1, n), int("3S" in hand)),
         "quads": (f"quads:{n}:2", _rank_counts(masks)[2].bit_count()),
         "longest_straight": (f"straight:{n}:2", min(_longest_of(present), LONGEST_CAP)),
+        "strong_cards": (_hg(54, 10, n), sum(c[0] in "A2" or c in ("BJ", "RJ") for c in hand)),
+        **rank_features(hand, 54, MURLAN_RANKS),
     }
 
 
@@ -183,8 +203,22 @@ def hazari_counts(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
     }
 
 
+RANK_FEATURES: Final = tuple(f"rank_{r}" for r in "23456789TJQKA")
+"""One feature per rank: how many cards of that rank a hand holds (of 4)."""
+MURLAN_RANKS: Final = "3456789TJQK"
+"""Murlan's ranks counted by :func:`rank_features` (2s and aces are features already)."""
+
+
+def rank_features(hand: Sequence[str], deck: int, ranks: str) -> dict[str, tuple[str, int]]:
+    """How many cards of each of ``ranks`` the hand holds: hypergeometric, 4 of ``deck``."""
+    held = Counter(card[0] for card in hand)
+    n = len(hand)
+    return {f"rank_{r}": (_hg(deck, 4, n), held.get(r, 0)) for r in ranks}
+
+
 def hazari_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
     feats = hazari_counts(hand)
+    feats.update(rank_features(hand, 52, "23456789TJQKA"))
     feats["best_combination"] = (f"sim:hazari_best:{len(hand)}", best_combo(hand))
     return feats
 
@@ -233,10 +267,16 @@ def deal_observations(
 
 
 def deal_fields(
-    game: str, options: dict[str, Any], event: Any, names: Sequence[str | None]
+    game: str,
+    options: dict[str, Any],
+    event: Any,
+    names: Sequence[str | None],
+    bots: Sequence[bool] | None = None,
 ) -> list[str]:
-    """:func:`deal_observations` as their counters' fields (:meth:`Obs.field`)."""
+    """:func:`deal_observations` as their counters' fields (:meth:`Obs.field`);
+    ``bots`` says which seats are bots (for the group ``people``)."""
     table = table_kind(game, options)
+    alone = lone_person(bots)
     hands: Sequence[Sequence[str]] = event.hands
     seats = len(hands)
     dealer: int = event.dealer
@@ -250,7 +290,8 @@ def deal_fields(
         six = bool(options.get("six_on_stage", True))
         for seat in order:
             feats = azi_features(hands[seat], deck, event.trump_card, seat == dealer, cards, six)
-            out += _fields(table, feats, groups(seat, positions[seat], _name(names, seat)))
+            in_groups = groups(seat, positions[seat], _name(names, seat), seat == alone)
+            out += _fields(table, feats, in_groups)
         rank = AZI_RANKS.index(event.trump_card[0])
         dealer_groups = (
             ["all", f"dealer:{_name(names, dealer)}"] if _name(names, dealer) else ["all"]
@@ -261,12 +302,14 @@ def deal_fields(
         first = dealer  # Murlan's ``dealer`` is the seat that gets the first card
         for seat, hand in enumerate(hands):
             pos = (seat - first) % seats
-            out += _fields(table, murlan_features(hand), groups(seat, pos, _name(names, seat)))
+            in_groups = groups(seat, pos, _name(names, seat), seat == alone)
+            out += _fields(table, murlan_features(hand), in_groups)
         return out
     if game == "hazari":
         for seat, hand in enumerate(hands):
             pos = (seat - dealer) % seats  # the dealer is 0, the first to get cards 1
-            out += _fields(table, hazari_features(hand), groups(seat, pos, _name(names, seat)))
+            in_groups = groups(seat, pos, _name(names, seat), seat == alone)
+            out += _fields(table, hazari_features(hand), in_groups)
         return out
     return out
 

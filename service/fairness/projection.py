@@ -52,6 +52,10 @@ def _names(state: table.Table) -> list[str | None]:
     return [None if s is None else s.name for s in state.seats]
 
 
+def _bots(state: table.Table) -> list[bool]:
+    return [s is not None and s.bot for s in state.seats]
+
+
 def notes(
     state: table.Table, events: Iterable[HasEvent], last: dict[str, Any] | None = None
 ) -> tuple[dict[str, list[str]], dict[str, Any] | None]:
@@ -62,7 +66,9 @@ def notes(
     for stored in events:
         event = stored.event
         if getattr(event, "is_deal", False):
-            found[f"d:{event.deal}"] = deal_fields(state.kind, state.options, event, names)
+            found[f"d:{event.deal}"] = deal_fields(
+                state.kind, state.options, event, names, _bots(state)
+            )
             last = deal_summary(event)
         elif event.type == "PotSettled" and last is not None:
             pot = pot_observation(state.kind, state.options, event.winner, last)

@@ -18,6 +18,7 @@ from . import wording
 from .expectations import simulated_error
 from .stats import (
     ALPHA,
+    EXACT_MAX,
     MIN_EXPECTED,
     Fit,
     Histogram,
@@ -185,9 +186,9 @@ def build_from(
         "players": len(players),
         "alpha": ALPHA,
         "correction": wording.CORRECTION,
-        "test": wording.describe_test(int(MIN_EXPECTED)),
+        "test": wording.describe_test(int(MIN_EXPECTED), EXACT_MAX),
         "test_code": wording.TEST_CODE,
-        "test_params": {"min_expected": int(MIN_EXPECTED)},
+        "test_params": {"min_expected": int(MIN_EXPECTED), "exact_max": EXACT_MAX},
         "tests": len(analysis.adjusted),
         "flagged": flagged,
         "verdict": wording.report_verdict(code, params),
@@ -261,10 +262,12 @@ def _feature_entry(feature: str, hist: Histogram, flagged: bool) -> dict[str, An
     """A feature's heading in a table, before its rows."""
     title, how = wording.FEATURES.get(feature, (feature, ""))
     context_error = max((simulated_error(c) or 0.0 for c in hist.counts), default=0.0)
+    code, params = wording.feature_title(feature)
     return {
         "feature": feature,
         "title": title,
-        "title_code": feature,
+        "title_code": code,
+        "title_params": params,
         "expectation": wording.EXPECTATIONS.get(how, how),
         "expectation_code": how,
         "expectation_error": context_error or None,

@@ -20,8 +20,12 @@ import numpy as np
 
 from .expectations import mean_var, pmf
 
-MIN_EXPECTED = 5.0
+MIN_EXPECTED = 10.0
 """Pool categories until each expects at least this many hands."""
+EXACT_MAX = 4000
+"""A row tested on two categories with at most this many hands gets an exact
+p-value instead of the chi-square's, which is too often small there (a
+lattice of few possible counts)."""
 ALPHA = 0.01
 """The report's false discovery rate: with honest deals, the chance that it
 flags anything at all is at most 1%."""
@@ -59,6 +63,8 @@ class Fit:
     sd_expected: float
     """The spread of one hand's value under a fair deal (for scales and effect sizes)."""
     p_value: float | None = None
+    exact: float | None = None
+    """The exact p-value of a row tested on two categories (:func:`exact_two_sided`)."""
 
 
 def expected_counts(hist: Histogram) -> dict[int, float]:
@@ -126,6 +132,9 @@ def fit(hist: Histogram) -> Fit:
     else:
         half = Z95 * math.sqrt(var_exp) / n if n else math.inf
     effect = mean_obs - mean_exp
+    exact = None
+    if statistic is not None and len(bins) == 2 and n <= EXACT_MAX:
+        exact = exact_two_sided(hist, set(bins[0]))
     return Fit(
         values,
         observed,
@@ -138,14 +147,35 @@ def fit(hist: Histogram) -> Fit:
         effect,
         (effect - half, effect + half),
         math.sqrt(var_exp / n) if n else 0.0,
+        exact=exact,
     )
+
+
+def exact_two_sided(hist: Histogram, first: set[int]) -> float:
+    """The exact two-sided p-value of the count of hands whose value is in
+    ``first``: a sum of binomials, one per context (each hand of a context
+    lands there with that context's exact chance), and the p-value is the
+    chance of every count no likelier than the one observed."""
+    from scipy import stats  # imported where used: most processes never test
+
+    law = np.ones(1)
+    seen = 0
+    for context, by_value in hist.counts.items():
+        k = sum(by_value.values())
+        q = min(1.0, sum(p for v, p in pmf(context).items() if v in first))
+        law = np.convolve(law, stats.binom.pmf(np.arange(k + 1), k, q))
+        seen += sum(c for v, c in by_value.items() if v in first)
+    return float(min(1.0, law[law <= law[seen] * (1 + 1e-7)].sum()))
 
 
 def p_values(fits: Sequence[Fit]) -> None:
     """Fill every fit's p-value, vectorised over the report."""
     from scipy import stats  # imported where used: most processes never test
 
-    tested = [f for f in fits if f.statistic is not None]
+    for f in fits:
+        if f.exact is not None:
+            f.p_value = f.exact
+    tested = [f for f in fits if f.statistic is not None and f.exact is None]
     if not tested:
         return
     chi = np.array([f.statistic for f in tested], dtype=float)

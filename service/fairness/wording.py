@@ -19,9 +19,10 @@ TEST_CODE: Final = "chi-square-pooled"
 CORRECTION: Final = "benjamini-hochberg"
 
 
-def describe_test(min_expected: int) -> str:
+def describe_test(min_expected: int, exact_max: int) -> str:
     return (
-        f"chi-square goodness of fit, categories pooled to at least {min_expected} expected hands"
+        f"chi-square goodness of fit, categories pooled to at least {min_expected} expected "
+        f"hands; a row left with two categories and at most {exact_max} hands: exact test"
     )
 
 
@@ -70,6 +71,7 @@ FEATURES: Final[dict[str, tuple[str, str]]] = {
     "runs": ("Runs (3 ranks in sequence, any suits; 4 = 4 or more)", "enumeration"),
     "pairs": ("Pairs (ranks held exactly twice)", "rank-counts"),
     "best_combination": ("The auto-arranger's best combination (1 indi … 6 troy)", "simulated"),
+    "strong_cards": ("Cards of rank A or above (aces, 2s, jokers)", "hypergeometric"),
     "trumps": ("Trumps in hand", "hypergeometric-trump"),
     "six_of_trumps": ("Six of trumps in hand when an Ace shows trump", "hypergeometric"),
     "trump_card_rank": ("Rank of the trump card (0 = 6 … 8 = Ace)", "uniform"),
@@ -79,8 +81,28 @@ FEATURES: Final[dict[str, tuple[str, str]]] = {
     ),
 }
 
+FEATURES.update(
+    {f"rank_{r}": (f"Cards of rank {r} in hand", "hypergeometric") for r in "23456789TJQKA"}
+)
+RANK_TITLE: Final = "rank"
+"""The title code of every rank feature (``rank_K``…), with the rank as its ``rank``."""
+
+
+FEATURE_TITLE_CODES: Final = (*(f for f in FEATURES if not f.startswith("rank_")), RANK_TITLE)
+"""Every feature title code the pages word."""
+
+
+def feature_title(feature: str) -> tuple[str, Params]:
+    """A feature's title code and its figures: the feature itself, or ``rank`` with
+    the rank for a count of one rank."""
+    if feature.startswith("rank_"):
+        return RANK_TITLE, {"rank": feature.removeprefix("rank_")}
+    return feature, {}
+
+
 FEATURE_WORDS: Final[dict[str, str]] = {
     "three_of_spades": "the 3 of spades",
+    "strong_cards": "cards of rank A or above",
     "six_of_trumps": "the six of trumps",
     "trump_card_rank": "a high trump card",
     "longest_straight": "long straights",
@@ -89,12 +111,14 @@ FEATURE_WORDS: Final[dict[str, str]] = {
 
 
 def feature_words(feature: str) -> str:
+    if feature.startswith("rank_"):
+        return f"cards of rank {feature.removeprefix('rank_')}"
     return FEATURE_WORDS.get(feature, feature.replace("_", " "))
 
 
 # -- the groups of hands ---------------------------------------------------------------------
 
-GROUP_CODES: Final = ("all", "seat", "position", "player", "dealer")
+GROUP_CODES: Final = ("all", "seat", "position", "player", "dealer", "people")
 
 
 def group_label(group: str) -> tuple[str, Params, str]:
@@ -112,6 +136,8 @@ def group_label(group: str) -> tuple[str, Params, str]:
         return "player", {"name": rest}, f"player {rest}"
     if kind == "dealer":
         return "dealer", {"name": rest}, f"deals by {rest}"
+    if kind == "people":
+        return "people", {}, "the only person at a table of bots, whoever and wherever"
     return "other", {"group": group}, group
 
 

@@ -39,8 +39,10 @@ FAIRNESS_FALLBACK: Final = """\
 # Fairness: how to verify every shuffle
 
 Every deck comes from cardroom-shuffle-v1. When a game is created the server
-publishes commitment = sha256(server_seed); each seat adds a client_seed; when
-the game ends the server publishes server_seed.
+publishes commitment = sha256(server_seed); each seat adds a client_seed (a
+bot's, or one a player did not send, is hex(HMAC-SHA256(server_seed,
+"client-seed:<seat>"))[:32], fixed by the commitment); when the game ends the
+server publishes server_seed.
 
 To check a finished game yourself:
 

@@ -38,6 +38,7 @@ INTERNAL: dict[str, str] = {
     "service.engines.shuffle.VerificationError": "raised by offline verification, not a request",
     "service.errors.MissingSecret": "a game whose server seed is gone: an operator's problem",
     "service.store.errors.GameExists": "raised by the command line's import only",
+    "service.fairness.inputs._Refused": "raised and caught by cardroom fairness's input check",
     "service.store.errors.CorruptExport": "raised by the command line's import only",
     "service.store.seeds.SeedKeyError": "the operator's seed keys do not open a seed",
     "schemas.codec.EventDecodeError": "a stored event that does not decode: corrupt data",

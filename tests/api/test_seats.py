@@ -7,6 +7,7 @@ import re
 
 from flask.testing import FlaskClient
 
+from service.engines.shuffle import derived_client_seed
 from service.store import keys
 from tests.testredis import client_of
 
@@ -29,10 +30,14 @@ def test_seat_token_is_returned_once_and_stored_as_a_hash(api: Api) -> None:
         assert token.encode() not in dump
 
 
-def test_client_seed_is_drawn_when_absent_and_validated(api: Api) -> None:
+def test_client_seed_is_derived_when_absent_and_validated(api: Api) -> None:
     gid = api.create("murlan")["game_id"]
-    drawn = api.join(gid, "Ana").get_json()["client_seed"]
-    assert re.fullmatch(r"[0-9a-f]{32}", drawn)
+    grant = api.join(gid, "Ana").get_json()
+    drawn = grant["client_seed"]
+    assert re.fullmatch(r"[0-9a-f]{32}", drawn) and grant["seed_origin"] == "derived"
+    secret = api.service.store.get_secret(gid)
+    assert secret is not None and drawn == derived_client_seed(secret, 0)
+    assert api.view(gid)["seats"][0]["seed_origin"] == "derived"
     bad = api.join(gid, "Bo", client_seed="no spaces!")
     assert bad.status_code == 422 and bad.get_json()["field"] == "client_seed"
     long = api.join(gid, "Bo", client_seed="a" * 65)
@@ -56,6 +61,20 @@ def test_bot_seats_get_no_token(api: Api) -> None:
     grant = api.join(gid, "Robo", bot=True).get_json()
     assert grant["token"] is None and grant["bot"] is True
     assert api.view(gid)["seats"][0]["bot"] is True
+
+
+def test_a_bot_gets_the_derived_seed_and_may_not_bring_one(api: Api) -> None:
+    """Whoever sits first, a bot's seed is the one the committed seed gives its seat."""
+    gid = api.create("murlan")["game_id"]
+    mine = api.join(gid, "Ana", client_seed="ana-own").get_json()
+    assert mine["seed_origin"] == "player"
+    refused = api.join(gid, "Robo", bot=True, client_seed="chosen-after-ana")
+    assert refused.status_code == 422 and refused.get_json()["field"] == "client_seed"
+    assert api.service.store.version(gid) == 2
+    bot = api.join(gid, "Robo", bot=True).get_json()
+    secret = api.service.store.get_secret(gid)
+    assert secret is not None
+    assert (bot["client_seed"], bot["seed_origin"]) == (derived_client_seed(secret, 1), "derived")
 
 
 def test_bad_names_and_unknown_games(api: Api, client: FlaskClient) -> None:

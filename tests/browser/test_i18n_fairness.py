@@ -124,6 +124,11 @@ def test_the_fairness_page_speaks_the_reader_s_language(
     expect(page.locator("#tables h2").first).not_to_have_text(served["tables"][0]["title"])
     jokers = messages["fairness.feature.jokers"]
     expect(page.get_by_role("heading", name=jokers, exact=True)).to_be_visible()
+    kings = messages["fairness.feature.rank"].replace("{rank}", "K")
+    expect(page.get_by_role("heading", name=kings, exact=True).first).to_be_visible()
+    site.screenshots.mkdir(parents=True, exist_ok=True)
+    heading = page.get_by_role("heading", name=kings, exact=True).first
+    heading.locator("xpath=..").screenshot(path=str(site.screenshots / f"fairness-rank-{lang}.png"))
     for summary in page.locator("#tables details > summary").all():
         summary.click()
     page.locator("#luck-name").fill(PLAYER)

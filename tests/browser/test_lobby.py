@@ -4,6 +4,7 @@ who joins from the table page, and a live stream that drops and reconnects."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -84,3 +85,31 @@ def test_a_name_typed_while_the_lobby_loads_is_kept(page: Page) -> None:
     held[0].continue_()
     expect(create).to_be_enabled()
     expect(page.locator("#player-name")).to_have_value("Typed")
+
+
+def test_the_table_page_draws_the_seed_in_the_browser_and_shows_it(
+    page: Page, browser: Browser, site: Site
+) -> None:
+    """A person who types no seed sits with one drawn by the page (not derived by
+    the server), shown before the deal with how to check it later."""
+    game_id = site.api("POST", "/games", json={"game": "murlan"})["game_id"]
+    for n in range(3):
+        site.api("POST", f"/games/{game_id}/seats", json={"name": f"bot{n}", "bot": True})
+    page.goto(f"/table/{game_id}")
+    field = page.locator('#join-form [name="client_seed"]')
+    expect(field).to_have_value(re.compile(r"^[0-9a-f]{32}$"))
+    expect(page.locator("#join")).to_contain_text("drawn in your browser")
+    shown = field.input_value()
+    other = browser.new_context(base_url=site.url).new_page()
+    other.goto(f"/table/{game_id}")
+    expect(other.locator('#join-form [name="client_seed"]')).not_to_have_value(shown)
+    site.shot(page, "table-seed-drawn")
+    for width, suffix in ((390, "phone"), (1280, "desktop")):
+        page.set_viewport_size({"width": width, "height": 900})
+        site.shot(page, f"table-seed-{suffix}")
+    page.fill('#join-form [name="name"]', "Di")
+    page.click('#join-form button[type="submit"]')
+    expect(page.locator("#join")).to_be_hidden()
+    seat = site.view(game_id)["seats"][3]
+    assert (seat["client_seed"], seat["seed_origin"]) == (shown, "player")
+    assert [s["seed_origin"] for s in site.view(game_id)["seats"][:3]] == ["derived"] * 3

@@ -47,6 +47,13 @@ def test_replay_of_a_finished_game(page: Page, site: Site) -> None:
     badge = page.locator("#verify-badge")
     expect(badge).to_contain_text("Shuffle verified")
     expect(badge).to_have_class("badge ok")
+    # Who chose each seat's seed: the bots' derived from the committed seed.
+    robo = next(s for s in replay["seats"] if s["bot"])
+    assert robo["seed_origin"] == "derived"
+    expect(page.locator("#seeds")).to_contain_text(
+        f"{robo['client_seed']} (derived by the server from its committed seed: "
+        f"HMAC(server_seed, \u201cclient-seed:{robo['seat']}\u201d))"
+    )
     # The first deal's hands as dealt, all four of them, 13 cards each.
     hands = page.locator("#hands .hand-row")
     expect(hands).to_have_count(4)

@@ -42,20 +42,17 @@ def row(doc: dict[str, object], table: str, feature: str, group: str) -> dict[st
     raise AssertionError(f"no row {table} {feature} {group}")
 
 
-def test_honest_deals_are_flagged_at_the_stated_rate_and_p_values_are_uniform() -> None:
+def test_p_values_of_single_features_are_uniform_on_the_published_shuffle() -> None:
+    """The false-alarm rate itself is estimated in test_false_alarms.py."""
     runs = 60
-    flagged = 0
     singles: dict[str, list[float]] = {"jokers": [], "trumps": [], "troys": []}
     for run in range(runs):
         counts = honest_counts(run, 240)
         doc = report.build(counts, {})
         mine = report.build(counts, {}, player="ana")
-        flagged += bool(doc["flagged"])
         singles["jokers"].append(float(row(doc, "murlan", "jokers", "seat:0")["p_value"]))  # type: ignore[arg-type]
         singles["trumps"].append(float(row(doc, "azi/27/3", "trumps", "pos:1")["p_value"]))  # type: ignore[arg-type]
         singles["troys"].append(float(row(mine, "hazari", "troys", "player:ana")["p_value"]))  # type: ignore[arg-type]
-    # At most ALPHA of honest reports flag anything: 60 runs, P(> 3 flagged) < 0.3%.
-    assert flagged <= 3, flagged
     for feature, ps in singles.items():
         assert stats.kstest(ps, "uniform").pvalue > 0.001, (feature, sorted(ps))
 

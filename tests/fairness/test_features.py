@@ -54,6 +54,11 @@ def plain_murlan(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
         "three_of_spades": (f"hg:54:1:{n}:0", int("3S" in hand)),
         "quads": (f"quads:{n}:2", sum(v == 4 for v in counts.values())),
         "longest_straight": (f"straight:{n}:2", min(longest_run(set(counts)), LONGEST_CAP)),
+        "strong_cards": (
+            f"hg:54:10:{n}:0",
+            counts.get("A", 0) + counts.get("2", 0) + sum(c in ("BJ", "RJ") for c in hand),
+        ),
+        **{f"rank_{r}": (f"hg:54:4:{n}:0", counts.get(r, 0)) for r in "3456789TJQK"},
     }
 
 
@@ -128,5 +133,20 @@ def test_azi_and_murlan_deals_give_their_fields() -> None:
     random.Random(5).shuffle(deck)
     murlan = Deal([deck[s::4] for s in range(4)], 1)
     fields = deal_fields("murlan", {}, murlan, [None] * 4)
-    assert len(fields) == 4 * 6 * 3  # four hands, six features, groups all/seat/pos
+    assert len(fields) == 4 * 18 * 3  # four hands, 18 features, groups all/seat/pos
     assert [o.field() for o in deal_observations("murlan", {}, murlan, [None] * 4)] == fields
+
+
+def test_the_only_person_at_a_table_of_bots_counts_in_the_people_group() -> None:
+    deck = DECK54[:]
+    random.Random(6).shuffle(deck)
+    murlan = Deal([deck[s::4] for s in range(4)], 0)
+    fields = deal_fields("murlan", {}, murlan, [None] * 4, [True, False, True, True])
+    people = [f for f in fields if "|people|" in f]
+    assert len(people) == 18  # one hand, 18 features
+    assert sorted(people) == sorted(
+        f.replace("|seat:1|", "|people|") for f in fields if "|seat:1|" in f
+    )
+    two = deal_fields("murlan", {}, murlan, [None] * 4, [True, False, False, True])
+    assert not [f for f in two if "|people|" in f]
+    assert not [f for f in deal_fields("murlan", {}, murlan, [None] * 4) if "|people|" in f]

@@ -46,8 +46,8 @@ def message_keys() -> dict[str, str]:
         ("correction", (wording.CORRECTION,)),
         ("table", (*wording.TABLE_CODES, "other")),
         ("tableShort", (*wording.TABLE_CODES, "other")),
-        ("feature", tuple(wording.FEATURES)),
-        ("featureShort", tuple(wording.FEATURES)),
+        ("feature", wording.FEATURE_TITLE_CODES),
+        ("featureShort", wording.FEATURE_TITLE_CODES),
         ("expect", tuple(wording.EXPECTATIONS)),
         ("group", (*wording.GROUP_CODES, "other")),
     ]
@@ -221,7 +221,10 @@ def test_the_served_report_of_an_empty_store_says_not_enough_hands() -> None:
     FairnessReport.model_validate(body)
     assert body["games"] == 0 and body["tables"] == []
     assert body["verdict_code"] == "not-enough-hands" and body["verdict"].startswith(NOT_ENOUGH)
-    assert body["test_code"] == wording.TEST_CODE and body["test_params"] == {"min_expected": 5}
+    assert body["test_code"] == wording.TEST_CODE and body["test_params"] == {
+        "min_expected": 10,
+        "exact_max": 4000,
+    }
 
 
 def test_the_command_says_not_enough_hands_in_english(

@@ -90,6 +90,52 @@ def test_the_independent_verifier_of_the_docs_accepts_real_games(documents: dict
     hand[0], hand[1] = hand[1], hand[0]
     with pytest.raises(AssertionError):
         namespace["check"](tampered)
+    # a derived seat seed the server did not derive from its committed seed
+    forged = copy.deepcopy(documents["murlan"])
+    seat = next(s for s in forged["seats"] if s["seed_origin"] == "derived")
+    seat["client_seed"] = "f" * 32
+    with pytest.raises(AssertionError, match=f"seat {seat['seat']}: seed"):
+        namespace["check"](forged)
+    assert namespace["check"](old_scheme(documents["murlan"])) == len(documents["murlan"]["deals"])
+
+
+def old_scheme(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` as a document written before seed origins were recorded: seats
+    without ``seed_origin``, ``SeatTaken`` events of schema version 2."""
+    old = copy.deepcopy(doc)
+    for seat in old["seats"]:
+        seat.pop("seed_origin"), seat.pop("seed_derivation", None)
+    for event in old["events"]:
+        if event["type"] == "SeatTaken":
+            event["schema_version"] = 2
+            del event["seed_origin"]
+    return old
+
+
+def test_a_replay_says_who_chose_each_seed(documents: dict[str, Any]) -> None:
+    for doc in documents.values():
+        for seat in doc["seats"]:
+            assert seat["bot"] and seat["seed_origin"] == "derived"
+            assert seat["seed_derivation"] == (
+                f'hex(HMAC-SHA256(server_seed, "client-seed:{seat["seat"]}"))[:32]'
+            )
+        report = audit_replay(doc)
+        assert report.ok and report.seeds_committed is True
+        assert [s["origin"] for s in report.seeds] == ["derived"] * len(doc["seats"])
+
+
+def test_an_old_scheme_document_verifies_and_says_its_seeds_were_not_committed(
+    tmp_path: Path, documents: dict[str, Any]
+) -> None:
+    old = old_scheme(documents["azi"])
+    report = audit_replay(old)
+    assert report.ok, report.mismatch
+    assert report.seeds_committed is False and "not committed" in report.notes[0]
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old))
+    ok = subprocess.run([CARDROOM, "verify", str(path)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert "NOT committed" in ok.stdout
 
 
 def _first(doc: dict[str, Any], kind: str) -> dict[str, Any]:
@@ -130,6 +176,13 @@ def tamper_summary(doc: dict[str, Any]) -> None:
     first["0"], first["1"] = first["1"], first["0"]
 
 
+def tamper_seat_seed(doc: dict[str, Any]) -> None:
+    """The last seat's seed, chosen by the server after the others, in seat and event."""
+    doc["seats"][-1]["client_seed"] = "chosen-later"
+    taken = [e for e in doc["events"] if e["type"] == "SeatTaken"][-1]
+    taken["client_seed"] = "chosen-later"
+
+
 @pytest.mark.parametrize(
     ("tamper", "says"),
     [
@@ -138,6 +191,7 @@ def tamper_summary(doc: dict[str, Any]) -> None:
         (tamper_result, "result"),
         (tamper_seed, "commitment"),
         (tamper_summary, "deals summary"),
+        (tamper_seat_seed, "derived from the server seed"),
     ],
 )
 def test_tampering_is_caught(tamper: Any, says: str, documents: dict[str, Any]) -> None:
@@ -153,7 +207,7 @@ def test_cli_verify_and_replay(tmp_path: Path, documents: dict[str, Any]) -> Non
     good.write_text(json.dumps(documents["azi"]))
     ok = subprocess.run([CARDROOM, "verify", str(good)], capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
-    assert "OK" in ok.stdout
+    assert "OK" in ok.stdout and "derived from the committed seed and re-derived" in ok.stdout
     bad_doc = copy.deepcopy(documents["hazari"])
     tamper_result(bad_doc)
     bad = tmp_path / "bad.json"

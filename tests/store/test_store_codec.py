@@ -21,7 +21,7 @@ from schemas.codec import (
     unpack_event,
 )
 from schemas.events import event_classes, event_json_schema, event_model, schema_version
-from schemas.upcasters import UPCASTERS, upcast_SeatTaken_v1_v2
+from schemas.upcasters import UPCASTERS, upcast_SeatTaken_v1_v2, upcast_SeatTaken_v2_v3
 from service.engines import table
 from service.engines.base import Event
 from service.engines.registry import GAMES, engine_for
@@ -71,8 +71,8 @@ def test_each_game_has_a_json_schema_of_its_events(game: str) -> None:
     mapping = schema["discriminator"]["mapping"]
     assert set(mapping) == set(event_classes(game))
     seat_taken = schema["$defs"]["SeatTaken"]
-    assert seat_taken["properties"]["schema_version"]["const"] == 2
-    assert "bot" in seat_taken["properties"]
+    assert seat_taken["properties"]["schema_version"]["const"] == 3
+    assert "bot" in seat_taken["properties"] and "seed_origin" in seat_taken["properties"]
     json.dumps(schema)
 
 
@@ -80,8 +80,8 @@ def test_unknown_types_and_versions_are_named_errors() -> None:
     data = encode_event(table.SeatTaken(0, "Ana", "seed"))
     with pytest.raises(EventDecodeError, match="no such event type"):
         decode_event("azi", {**data, "type": "Nope"})
-    with pytest.raises(EventDecodeError, match="schema_version 3"):
-        decode_event("azi", {**data, "schema_version": 3})
+    with pytest.raises(EventDecodeError, match="schema_version 4"):
+        decode_event("azi", {**data, "schema_version": 4})
     with pytest.raises(EventDecodeError, match="seat"):
         decode_event("azi", {**data, "seat": "zero"})
     with pytest.raises(EventDecodeError, match="Extra inputs"):
@@ -99,18 +99,30 @@ def v1_rows() -> list[dict[str, object]]:
 
 def test_the_seat_taken_upcaster_is_registered() -> None:
     assert UPCASTERS[("table", "SeatTaken", 1)] is upcast_SeatTaken_v1_v2
-    assert schema_version(table.SeatTaken) == 2
+    assert UPCASTERS[("table", "SeatTaken", 2)] is upcast_SeatTaken_v2_v3
+    assert schema_version(table.SeatTaken) == 3
     assert upcast_SeatTaken_v1_v2({"seat": 1}) == {"seat": 1, "bot": False}
+    assert upcast_SeatTaken_v2_v3({"seat": 1}) == {"seat": 1, "seed_origin": "unrecorded"}
+
+
+def test_a_v2_seat_reads_as_an_unrecorded_seed_origin() -> None:
+    """A seat stored before origins were recorded does not claim its seed was committed."""
+    v2 = {**encode_event(table.SeatTaken(0, "Bot", "abc", True)), "schema_version": 2}
+    del v2["seed_origin"]
+    assert decode_event("azi", v2, strict=True) == table.SeatTaken(
+        0, "Bot", "abc", True, "unrecorded"
+    )
 
 
 def test_a_v1_event_is_read_through_the_upcaster() -> None:
     rows = v1_rows()
     v1 = rows[1]["event"]
     assert isinstance(v1, dict) and v1["schema_version"] == 1 and "bot" not in v1
-    assert decode_event("azi", v1) == table.SeatTaken(0, "Ana", "ana-seed", bot=False)
-    assert decode_event("azi", v1, strict=True) == table.SeatTaken(0, "Ana", "ana-seed", False)
+    old = table.SeatTaken(0, "Ana", "ana-seed", False, "unrecorded")
+    assert decode_event("azi", v1) == old
+    assert decode_event("azi", v1, strict=True) == old
     without_version = {k: v for k, v in v1.items() if k != "schema_version"}
-    assert decode_event("azi", without_version) == table.SeatTaken(0, "Ana", "ana-seed", False)
+    assert decode_event("azi", without_version) == old
 
 
 def test_a_v1_archive_imports_reads_upcast_and_stays_v1(fake_redis: redis.Redis) -> None:
@@ -119,8 +131,8 @@ def test_a_v1_archive_imports_reads_upcast_and_stays_v1(fake_redis: redis.Redis)
     game_id = archive.import_jsonl(store, text)
     stored = store.read(game_id)
     assert [s.event for s in stored[1:]] == [
-        table.SeatTaken(0, "Ana", "ana-seed", False),
-        table.SeatTaken(1, "Ben", "ben-seed", False),
+        table.SeatTaken(0, "Ana", "ana-seed", False, "unrecorded"),
+        table.SeatTaken(1, "Ben", "ben-seed", False, "unrecorded"),
     ]
     assert [s.at_ms for s in stored] == [1_700_000_000_000, 1_700_000_004_000, 1_700_000_009_000]
     # stored events are never rewritten: the stream still holds v1 and exports it as it was
@@ -132,7 +144,7 @@ def test_a_v1_archive_imports_reads_upcast_and_stays_v1(fake_redis: redis.Redis)
 
 
 def test_new_events_are_written_at_the_current_version() -> None:
-    assert pack_event(table.SeatTaken(0, "Ana", "s", True))[:2] == ("SeatTaken", 2)
+    assert pack_event(table.SeatTaken(0, "Ana", "s", True))[:2] == ("SeatTaken", 3)
     assert pack_event(created())[:2] == ("GameCreated", 1)
 
 
@@ -159,16 +171,22 @@ def test_a_snapshot_names_the_game_game(game: str) -> None:
 
 def test_a_snapshot_kept_before_the_game_was_table_kind_loads(fake_redis: redis.Redis) -> None:
     """The snapshot hash fields (``v``, ``g``, ``h``, ``s``) of a dealt Azi table, kept
-    while the state's own field was still ``game``: it decodes, through the store too,
-    and a state is written back the same way."""
+    while the state's own field was still ``game`` and before seats recorded their
+    seed's origin: it decodes (its seats' origin unrecorded), and is written back the
+    same way but for that field. The store no longer uses it, since the state's shape
+    has changed since (its schema id differs): the stream is folded instead."""
     kept = json.loads(OLD_SNAPSHOT.read_text())
     state = decode_state("azi", kept["s"])
     assert (state.kind, state.game_id, state.version) == ("azi", "old-snapshot", kept["v"])
-    assert encode_state(state) == kept["s"].encode()
+    assert all(s is not None and s.seed_origin == "unrecorded" for s in state.seats)
+    again = json.loads(encode_state(state))
+    for seat in again["seats"]:
+        assert seat.pop("seed_origin") == "unrecorded"
+    assert again == json.loads(kept["s"])
     store = EventStore(fake_redis)
     fake_redis.hset(keys.snapshot("old-snapshot"), mapping=kept)
-    assert store.load_snapshot("old-snapshot") == state
-    assert store.snapshot_version("old-snapshot") == kept["v"]
+    assert store.load_snapshot("old-snapshot") is None
+    assert store.snapshot_version("old-snapshot") == 0
 
 
 # -- the compact stored form ----------------------------------------------------------------

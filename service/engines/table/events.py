@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from ..base import Event
 from ..registry import engine_for
-from ..shuffle import ALGORITHM
+from ..shuffle import ALGORITHM, SEED_PLAYER
 
 COMMON_OPTIONS = ("turn_timeout_s",)
 """The options of :class:`GameCreated` that are the table's, not its engine's."""
@@ -30,11 +30,16 @@ class GameCreated(Event):
 
 @dataclass(frozen=True, slots=True)
 class SeatTaken(Event):
+    """``seed_origin`` says who chose ``client_seed``: ``player`` (it came with the
+    request), ``derived`` (the server derived it from the committed seed) or, in a
+    game stored before origins were recorded, ``unrecorded``."""
+
     type: ClassVar[str] = "SeatTaken"
     seat: int
     name: str
     client_seed: str
     bot: bool = False
+    seed_origin: str = SEED_PLAYER
 
 
 @dataclass(frozen=True, slots=True)

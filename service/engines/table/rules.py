@@ -10,7 +10,13 @@ from typing import Any, Final
 
 from ..base import JSON, Event, Move, OptionError, RuleError
 from ..registry import engine_for
-from ..shuffle import validate_client_seed
+from ..shuffle import (
+    SEED_DERIVED,
+    SEED_PLAYER,
+    SeedError,
+    derived_client_seed,
+    validate_client_seed,
+)
 from .events import (
     GameAbandoned,
     GameCreated,
@@ -119,7 +125,17 @@ def create(
     return [GameCreated(game_id, game, parse_options(game, options), seats, commitment)]
 
 
-def take_seat(state: Table, name: str, client_seed: str, bot: bool = False) -> list[Event]:
+def take_seat(
+    state: Table,
+    name: str,
+    client_seed: str | None,
+    bot: bool = False,
+    server_seed: bytes | None = None,
+) -> list[Event]:
+    """The next free seat. A seat that brings no ``client_seed``, and every bot,
+    gets the one derived from ``server_seed`` for its index
+    (:func:`derived_client_seed`): the server's part is then fixed by its
+    commitment, whoever sits down first. A bot brings none."""
     if state.over:
         raise TableError("game_over", f"game {state.game_id} has ended")
     free = [i for i, s in enumerate(state.seats) if s is None]
@@ -130,8 +146,15 @@ def take_seat(state: Table, name: str, client_seed: str, bot: bool = False) -> l
     name = name.strip() if isinstance(name, str) else ""
     if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
         raise TableError("bad_name", f"name must be 1-{NAME_MAX} printable characters")
+    if bot and client_seed is not None:
+        raise SeedError("a bot's client_seed is derived from the committed server seed: send none")
+    if client_seed is None:
+        if server_seed is None:
+            raise SeedError("a seat without a client_seed needs the server seed to derive one")
+        derived = derived_client_seed(server_seed, free[0])
+        return [SeatTaken(free[0], name, derived, bool(bot), SEED_DERIVED)]
     validate_client_seed(client_seed)
-    return [SeatTaken(free[0], name, client_seed, bool(bot))]
+    return [SeatTaken(free[0], name, client_seed, bool(bot), SEED_PLAYER)]
 
 
 def decide(state: Table, seat: int, move: Move) -> list[Event]:

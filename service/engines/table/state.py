@@ -13,7 +13,7 @@ from typing import Any
 from ..base import JSON, Engine, Event
 from ..evolve import evolve
 from ..registry import engine_for
-from ..shuffle import Shuffler
+from ..shuffle import SEED_UNRECORDED, Shuffler
 from .events import (
     COMMON_OPTIONS,
     TABLE_EVENTS,
@@ -33,6 +33,9 @@ class Seat:
     name: str
     client_seed: str
     bot: bool
+    seed_origin: str = SEED_UNRECORDED
+    """Who chose ``client_seed`` (see :class:`SeatTaken`); a state kept before
+    origins were recorded reads as ``unrecorded``."""
 
     def as_json(self) -> JSON:
         return {
@@ -40,6 +43,7 @@ class Seat:
             "name": self.name,
             "client_seed": self.client_seed,
             "bot": self.bot,
+            "seed_origin": self.seed_origin,
         }
 
 
@@ -190,7 +194,9 @@ def apply(state: Table | None, event: Event) -> Table:
     version = state.version + 1
     if isinstance(event, SeatTaken):
         seats = list(state.seats)
-        seats[event.seat] = Seat(event.seat, event.name, event.client_seed, event.bot)
+        seats[event.seat] = Seat(
+            event.seat, event.name, event.client_seed, event.bot, event.seed_origin
+        )
         return _turns(evolve(state, seats=tuple(seats), version=version))
     if isinstance(event, SeedRevealed):
         return evolve(state, server_seed=event.server_seed, version=version)

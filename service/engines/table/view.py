@@ -28,7 +28,13 @@ def view(state: Table, viewer: int | None) -> JSON:
         "seats": [
             s.as_json()
             if s is not None
-            else {"seat": i, "name": None, "client_seed": None, "bot": False}
+            else {
+                "seat": i,
+                "name": None,
+                "client_seed": None,
+                "bot": False,
+                "seed_origin": None,
+            }
             for i, s in enumerate(state.seats)
         ],
         "to_act": to_act,

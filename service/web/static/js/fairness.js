@@ -32,8 +32,8 @@ const tableParams = (tbl) => ({ ...tbl.title_params, table: tbl.table, game: gam
 // A code this page does not know yet (a newer server) shows as its `other` message.
 const tableTitle = (tbl) => t(has(`fairness.table.${tbl.title_code}`) ? `fairness.table.${tbl.title_code}` : 'fairness.table.other', tableParams(tbl));
 const tableShort = (tbl) => t(has(`fairness.tableShort.${tbl.title_code}`) ? `fairness.tableShort.${tbl.title_code}` : 'fairness.tableShort.other', tableParams(tbl));
-const featureTitle = (f) => (has(`fairness.feature.${f.title_code}`) ? t(`fairness.feature.${f.title_code}`) : f.feature);
-const featureShort = (f) => (has(`fairness.featureShort.${f.title_code}`) ? t(`fairness.featureShort.${f.title_code}`) : f.feature);
+const featureTitle = (f) => (has(`fairness.feature.${f.title_code}`) ? t(`fairness.feature.${f.title_code}`, f.title_params || {}) : f.feature);
+const featureShort = (f) => (has(`fairness.featureShort.${f.title_code}`) ? t(`fairness.featureShort.${f.title_code}`, f.title_params || {}) : f.feature);
 const groupLabel = (g) => t(has(`fairness.group.${g.label_code}`) ? `fairness.group.${g.label_code}` : 'fairness.group.other', { ...g.label_params, group: g.group });
 const expectation = (f) => (has(`fairness.expect.${f.expectation_code}`) ? t(`fairness.expect.${f.expectation_code}`) : f.expectation_code);
 

@@ -2,6 +2,7 @@
 // activity), take a seat or add bots.
 import { ApiProblem, gamePath, getJson, keepSeat, postJson, seatOf } from './api.js';
 import { $, fill, h } from './dom.js';
+import { offerSeed, seedToSend } from './seed.js';
 import { loadCatalogs, locale, t, translatePage } from './i18n.js';
 import { Said, errorText } from './problems.js';
 
@@ -29,9 +30,9 @@ const SEED_FORM = /^[A-Za-z0-9_-]{1,64}$/;
 /** The client seed typed, if any; one of the wrong form is refused here, before a game is
  * created for a seat it could not take. */
 function clientSeed() {
-  const seed = $('#client-seed').value.trim();
-  if (seed && !SEED_FORM.test(seed)) throw new Said(t('problems.type.bad-client-seed'));
-  return seed || undefined;
+  const seed = seedToSend($('#client-seed'));
+  if (!SEED_FORM.test(seed)) throw new Said(t('problems.type.bad-client-seed'));
+  return seed;
 }
 
 function showError(selector, error) {
@@ -41,8 +42,7 @@ function showError(selector, error) {
 /** Take the next free seat of a game for this browser and keep its token. */
 async function sitDown(gameId) {
   const body = { name: playerName() };
-  const seed = clientSeed();
-  if (seed) body.client_seed = seed;
+  body.client_seed = clientSeed();
   const granted = await postJson(`${gamePath(gameId)}/seats`, body);
   keepSeat(gameId, { token: granted.token, seat: granted.seat, name: granted.name });
   return granted;
@@ -334,6 +334,7 @@ function start() {
   // A name typed while the page was loading is kept.
   const name = $('#player-name');
   if (!name.value) name.value = window.localStorage.getItem(NAME_KEY) || '';
+  offerSeed($('#client-seed'));
   $('#game').addEventListener('change', syncOptionFields);
   $('[name="seats"]').addEventListener('input', syncOptionFields);
   $('#create-form').addEventListener('submit', createGame);

@@ -396,7 +396,11 @@ function seedsList() {
     [t('replay.commitment'), doc.commitment],
     [t('replay.serverSeed'), doc.server_seed || t('replay.seedSecret')],
   ];
-  for (const s of doc.seats) rows.push([t('replay.clientSeed', { name: s.name }), s.client_seed]);
+  for (const s of doc.seats) {
+    const origin = s.seed_origin || 'unrecorded';
+    const note = t(`replay.seedOrigin.${origin}`, { seat: s.seat });
+    rows.push([t('replay.clientSeed', { name: s.name }), `${s.client_seed} (${note})`]);
+  }
   fill(
     $('#seeds'),
     rows.map(([k, val]) => [h('dt', {}, k), h('dd', { className: 'mono' }, val)]),

@@ -21,6 +21,7 @@ import { has, loadCatalogs, t, translatePage } from './i18n.js';
 import { errorText } from './problems.js';
 import { holdFor, keepPace, pickPace, Player, SHOWN } from './pace.js';
 import { seatTools } from './seattools.js';
+import { offerSeed, seedToSend } from './seed.js';
 import { HAND_ENDS, MATCH_ENDS, summaryContent } from './summary.js';
 
 const MODULES = { azi, hazari, murlan };
@@ -543,8 +544,7 @@ async function join(event) {
   event.preventDefault();
   const form = event.currentTarget;
   const body = { name: form.elements.name.value.trim() };
-  const seed = form.elements.client_seed.value.trim();
-  if (seed) body.client_seed = seed;
+  body.client_seed = seedToSend(form.elements.client_seed);
   try {
     const granted = await postJson(`${gamePath(gameId)}/seats`, body);
     seat = { token: granted.token, seat: granted.seat, name: granted.name };
@@ -575,6 +575,7 @@ async function start() {
   });
   $('#join-form').addEventListener('submit', join);
   $('#join-form').elements.name.value = window.localStorage.getItem('cardroom.name') || '';
+  offerSeed($('#join-form').elements.client_seed);
   document.addEventListener('keydown', (event) => {
     if (!view || event.target.matches('input, select, textarea')) return;
     const mod = MODULES[view.game];
