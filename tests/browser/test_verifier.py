@@ -92,8 +92,19 @@ def other_seed_only(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def other_client_seed(doc: dict[str, Any]) -> dict[str, Any]:
+    """A bot's seed replaced (a server choosing it after the commitment): it is no
+    longer the one the committed server seed derives for that seat."""
     doc = copy.deepcopy(doc)
+    assert doc["seats"][1]["seed_origin"] == "derived"
     doc["seats"][1]["client_seed"] = "chosen-by-the-house"
+    return doc
+
+
+def other_client_seed_said_a_players(doc: dict[str, Any]) -> dict[str, Any]:
+    """The same, with the document claiming the player chose it: the hands no longer
+    follow from the seeds."""
+    doc = other_client_seed(doc)
+    doc["seats"][1]["seed_origin"] = "player"
     return doc
 
 
@@ -105,9 +116,11 @@ def other_deal_number(doc: dict[str, Any]) -> dict[str, Any]:
 
 TAMPERING = {
     "swapped-card": (swapped_card, "hand"),
-    "other-server-seed": (other_seed, "hand"),
+    # the seeds the server derived for its seats no longer follow from it either
+    "other-server-seed": (other_seed, "derived-seed"),
     "other-seed-not-committed": (other_seed_only, "commitment"),
-    "other-client-seed": (other_client_seed, "hand"),
+    "other-client-seed": (other_client_seed, "derived-seed"),
+    "other-client-seed-said-a-players": (other_client_seed_said_a_players, "hand"),
     "other-deal-number": (other_deal_number, "deal-number"),
 }
 
@@ -151,6 +164,10 @@ def test_real_replays_verify_and_tampered_copies_fail(
             assert len(result["deals"]) == len(doc["deals"]) and all(
                 d["ok"] for d in result["deals"]
             )
+            # every seat's seed was derived from the committed seed (bots, and the
+            # player who sent none), and re-derived in the browser
+            assert [s["origin"] for s in result["seeds"]] == ["derived"] * len(doc["seats"])
+            assert all(s["derivedOk"] for s in result["seeds"]), result["seeds"]
     swapped = results[1]
     assert swapped["params"]["deal"] == 2 and swapped["params"]["seat"] in (1, 2)  # from 1
     assert swapped["params"]["name"] == f"Robo {swapped['params']['seat'] - 1}"
@@ -326,7 +343,7 @@ def test_the_offline_page_in_each_language(
     expect(page.locator("#result .check-verdict")).to_contain_text(verified)
     page.fill("#text", json.dumps(other_client_seed(finished["azi"]["doc"])))
     page.click("#check")
-    expect(page.locator("#result .check-verdict")).to_have_attribute("data-code", "hand")
+    expect(page.locator("#result .check-verdict")).to_have_attribute("data-code", "derived-seed")
     if lang in ("en", "ru"):
         site.shot(page, f"verifier-offline-{lang}")
         page.set_viewport_size({"width": 390, "height": 844})

@@ -18,6 +18,7 @@ function el(tag, attrs, ...children) {
 
 const FAILURES = new Set([
   'commitment',
+  'derived-seed',
   'hand',
   'deal-number',
   'deal-event',
@@ -88,10 +89,18 @@ export function verificationView(result, t) {
           {},
           el('span', { className: 'mono' }, s.seed),
           ' ',
-          el('span', { className: 'hint' }, s.origin ? t('verifier.origin', { origin: s.origin }) : t('verifier.originUnknown')),
+          el('span', { className: 'hint' }, originText(s, t)),
         ),
       ]),
     ),
   );
   return [verdict, checks, seeds];
+}
+
+/** Who chose a seat's seed, and for a derived one whether this browser re-derived it. */
+function originText(s, t) {
+  if (s.origin === 'player') return t('verifier.originPlayer');
+  if (s.origin === 'derived') return t(s.derivedOk ? 'verifier.originDerived' : 'verifier.originDerivedWrong', { seat: s.seat });
+  if (s.origin === 'unrecorded') return t('verifier.originUnrecorded');
+  return t('verifier.originUnknown');
 }

@@ -90,6 +90,13 @@ export class DealStream {
   }
 }
 
+/** The client seed the server derives for a seat it supplies (docs/fairness.md):
+ * the first 16 bytes of HMAC-SHA256(server seed, "client-seed:<seat>"), in hex. */
+export async function derivedSeed(key, seat, subtle = globalThis.crypto.subtle) {
+  const mac = await subtle.sign('HMAC', key, new TextEncoder().encode(`client-seed:${seat}`));
+  return bytesToHex(mac).slice(0, 32);
+}
+
 /** Fisher–Yates from the top index down (step 5); the stream stays after the shuffle. */
 export async function shuffle(key, gameId, deal, clientSeeds, size, subtle) {
   const deck = canonical(size);
@@ -102,6 +109,9 @@ export async function shuffle(key, gameId, deal, clientSeeds, size, subtle) {
 }
 
 // -- reading the document: every field the check uses, or a problem naming it --------------
+/** Who chose a seat's seed (the document's `seed_origin`): a seed the server supplied is
+ * `derived` from the committed server seed, and is re-derived here. */
+const ORIGINS = new Set(['player', 'derived', 'unrecorded']);
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isCount = (v, max) => Number.isInteger(v) && v >= 0 && v <= max;
 
@@ -131,7 +141,7 @@ function readSeats(doc) {
     need(typeof s.client_seed === 'string' && CLIENT_SEED.test(s.client_seed), 'field', {
       field: `seats[${i}].client_seed`,
     });
-    const origin = typeof s.client_seed_origin === 'string' ? s.client_seed_origin : null;
+    const origin = ORIGINS.has(s.seed_origin) ? s.seed_origin : null;
     return { seat: i, name: typeof s.name === 'string' ? s.name : `#${i}`, seed: s.client_seed, origin };
   });
 }
@@ -272,6 +282,11 @@ export async function verifyReplay(doc, { subtle = globalThis.crypto?.subtle, on
   };
   if (!out.commitment.ok) fail('commitment', {});
   const key = await seedKey(seedBytes, subtle);
+  for (const s of r.seats) {
+    if (s.origin !== 'derived') continue;
+    s.derivedOk = (await derivedSeed(key, s.seat, subtle)) === s.seed;
+    if (!s.derivedOk) fail('derived-seed', { seat: s.seat + 1, name: s.name });
+  }
   const clientSeeds = r.seats.map((s) => s.seed);
   for (let i = 0; i < r.deals.length; i += 1) {
     const d = r.deals[i];
