@@ -35,6 +35,8 @@ APP.extensions["cardroom_runtime"].outbound = Outbound(
     transport=lambda: httpx.MockTransport(lambda request: httpx.Response(204)),
 )
 schema = schemathesis.openapi.from_wsgi("/openapi.json", APP)
+NOT_READY_IS_AN_ANSWER = frozenset({"/readyz"})
+"""Probes whose 503 is an answer the document gives, not a server error."""
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -78,4 +80,11 @@ def test_api_matches_its_openapi_document(case: schemathesis.Case[Any]) -> None:
             case.path_parameters["game_id"] = game_id
         if token:
             case.headers["Authorization"] = f"Bearer {token}"
+    if case.operation.path in NOT_READY_IS_AN_ANSWER:
+        # this app runs no worker: whether one beat lately depends on what else ran
+        # on this Redis, and a 503 naming the failed check is the documented answer
+        response = case.call()
+        assert response.status_code < 500 or response.status_code == 503, response.status_code
+        case.validate_response(response, checks=CHECKS[1:])
+        return
     case.call_and_validate(checks=CHECKS)

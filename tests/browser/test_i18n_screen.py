@@ -355,15 +355,24 @@ def read_the_replays(r: Reader) -> None:
     r.read("replay-no-such-game", phone=False)
 
 
+def rules_page(r: Reader, path: str) -> Page:
+    """A rules page once its script has put the header in the reader's words (the
+    server sends the document translated and the header in English)."""
+    page = r.goto(path)
+    lobby = catalog(r.lang)["common.lobby"]
+    expect(page.locator('header [data-i18n="common.lobby"]')).to_have_text(lobby)
+    return page
+
+
 def read_the_rules(r: Reader) -> None:
-    r.goto("/rules")
+    rules_page(r, "/rules")
     r.read("rules-index", phone=False)
     for game in ("hazari", "azi", "murlan"):
-        r.goto(f"/rules/{game}")
+        rules_page(r, f"/rules/{game}")
         r.read(f"rules-{game}", phone=game == "azi")
-        r.goto(f"/rules/{game}?reference=1")
+        rules_page(r, f"/rules/{game}?reference=1")
         r.read(f"rules-{game}-reference", phone=False)
-    page = r.goto("/rules/poker")
+    page = rules_page(r, "/rules/poker")
     expect(page.locator("#no-such-game")).to_contain_text("poker")
     r.read("rules-no-such-game")
 

@@ -75,7 +75,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         row = json.loads(line)
         event = row["event"]
         if event.get("type") == "HandDealt" and event["deal"] == 1:
-            event["hands"][0][0], event["hands"][1][0] = event["hands"][1][0], event["hands"][0][0]
+            # two seats still dealt cards (a seat out of chips is dealt none) trade one
+            a, b = [hand for hand in event["hands"] if hand][:2]
+            a[0], b[0] = b[0], a[0]
             lines[n] = json.dumps(row)
             break
     else:

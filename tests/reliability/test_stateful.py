@@ -37,7 +37,10 @@ from .conftest import make_app
 APP = make_app(load_settings(stream_keepalive_s=0.2), RATELIMIT_ENABLED=False)
 SERVICE: GameService = APP.extensions["cardroom"]
 CLIENT = APP.test_client()
-SCHEMA = schemathesis.openapi.from_wsgi("/openapi.json", APP)
+# The webhook operations have their own suite (tests/webhooks) and the stateless run
+# (tests/api/test_schemathesis.py): among them, the derandomized sequences here
+# spent every step on webhooks of games that do not exist and never took a seat.
+SCHEMA = schemathesis.openapi.from_wsgi("/openapi.json", APP).exclude(path_regex="/webhooks")
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
