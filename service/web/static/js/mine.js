@@ -101,8 +101,10 @@ async function start() {
       }
     }),
   );
-  // the games still being played first, then the finished ones
-  views.sort((a, b) => (a.view?.status === 'ended') - (b.view?.status === 'ended'));
+  // the games still being played first, then the finished ones, then those the server
+  // no longer has (the sort is stable: newest first within each)
+  const rank = ({ view }) => (!view ? 2 : view.status === 'ended' ? 1 : 0);
+  views.sort((a, b) => rank(a) - rank(b));
   fill($('#games'), views.map(({ id, held, view }) => row(id, held, view)));
 }
 
