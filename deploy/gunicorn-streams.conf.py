@@ -1,22 +1,35 @@
 """gunicorn settings for the cardroom stream server (live event streams).
 
-gevent workers, not threads: each open stream is a greenlet waiting in a
-blocking ``XREAD`` (redis-py's socket is cooperative once gevent has
+gevent workers, not threads: each open stream is a greenlet waiting on the
+process's stream hub, whose few readers wait in blocking ``XREAD``s over
+hundreds of games each (redis-py's socket is cooperative once gevent has
 patched the standard library, which its worker does before loading the
-application), so one process holds thousands of streams. The caps on open
-streams are the application's (``CARDROOM_STREAMS_*``); ``worker_connections``
-only has to be above them.
+application), so one process holds ten thousand streams. The caps on open
+streams are the application's (``CARDROOM_STREAMS_*``; here 10,000 streams a
+process unless set, about 27 KiB each, docs/operations.md);
+``worker_connections`` only has to be above them, and the open-files limit
+is raised to its hard limit for them.
 """
 
+import gc
 import os
+import resource
 
 from service import multiproc
 from service.gunicornlogs import logconfig_dict as json_logconfig
 
+os.environ.setdefault("CARDROOM_STREAMS_MAX", "10000")
+# What the open streams hold is frozen out of the collector's full passes every
+# 250 streams opened (service/hub/collector.py; bench/README.md).
+os.environ.setdefault("CARDROOM_STREAM_GC_FREEZE_EVERY", "250")
+_soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if _soft < _hard:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (_hard, _hard))
+
 bind = os.environ.get("CARDROOM_STREAM_BIND", "0.0.0.0:8001")
 workers = int(os.environ.get("CARDROOM_STREAM_PROCESSES", "1"))
 worker_class = "gevent"
-worker_connections = int(os.environ.get("CARDROOM_STREAM_CONNECTIONS", "4000"))
+worker_connections = int(os.environ.get("CARDROOM_STREAM_CONNECTIONS", "12000"))
 # A stream writes at least a keep-alive line every CARDROOM_STREAM_KEEPALIVE_S.
 timeout = 60
 # open streams get this long after SIGTERM, then end (a client reconnects with
@@ -39,3 +52,10 @@ limit_request_fields = 100
 on_starting = multiproc.on_starting
 child_exit = multiproc.child_exit
 on_exit = multiproc.on_exit
+
+
+def post_worker_init(worker: object) -> None:
+    """The loaded application's objects (modules, schemas, the app) live as long as
+    the worker: out of the collector's full passes, which otherwise walk them
+    each time, every stream paused meanwhile (bench/README.md)."""
+    gc.freeze()

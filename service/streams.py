@@ -6,7 +6,10 @@ dozen idle streams would leave no thread for moves and views. The stream
 server is the same Flask application restricted to the events endpoint
 (live streams and their JSON pages) and the health check, run by gunicorn
 with gevent workers (``deploy/gunicorn-streams.conf.py``): a stream is a
-greenlet waiting in Redis ``XREAD BLOCK``, so thousands cost no threads.
+greenlet waiting on its subscriber of the process's stream hub
+(:mod:`service.hub`), whose few readers each wait in one Redis ``XREAD
+BLOCK`` over hundreds of games, so thousands of streams cost no threads and
+a handful of Redis connections.
 A reverse proxy sends ``/games/{id}/events`` here and everything else to
 the API (``deploy/nginx.conf``; see docs/operations.md).
 
@@ -26,8 +29,12 @@ from service import api
 from service.config import Settings, load_settings
 from service.runtime import Runtime
 
-POOL_HEADROOM = 64
-"""Redis connections beyond one per open stream (rate limits, views, seat checks)."""
+POOL_CONNECTIONS = 8
+"""Redis connections the process's requests (a stream's opening: its load, seat
+check and catch-up; the hub's wake-ups) share at most, beside the hub's readers
+(one connection each); a request finding them all busy waits for one (a
+blocking pool) rather than opening more."""
+POOL_WAIT_S = 5.0
 
 
 def create_app(
@@ -38,5 +45,5 @@ def create_app(
     """The stream server's application (see the module's documentation)."""
     settings = settings or load_settings()
     runtime = runtime or Runtime.from_settings(settings)
-    runtime.widen_store_pool(settings.streams_max + POOL_HEADROOM)
+    runtime.bound_store_pool(POOL_CONNECTIONS, POOL_WAIT_S)
     return api.create_app(settings, runtime, {**(config or {}), "STREAMS_ONLY": True})

