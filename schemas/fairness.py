@@ -30,12 +30,14 @@ class FairnessGroup(_Out):
     """One feature in one group of hands, against the fair-deal expectation."""
 
     group: str = Field(
-        description="`all`, `seat:N`, `pos:N` (0 = dealer), `player:NAME`, `dealer:NAME`."
+        description="`all`, `seat:N`, `pos:N` (0 = dealer), `player:NAME`, `dealer:NAME`, "
+        "`people` (the only person at a table of bots), `bots` (the bot seated after him), "
+        "`creator` (the seat of the table's creator)."
     )
     label: str
     label_code: str = Field(
         description="`all`, `seat` (`seat`), `position` (`position`, 0 = dealer), "
-        "`player` (`name`), `dealer` (`name`)."
+        "`player` (`name`), `dealer` (`name`), `people`, `bots`, `creator`."
     )
     label_params: Params
     hands: int
@@ -55,7 +57,8 @@ class FairnessGroup(_Out):
     sd_expected: float = Field(description="Spread of one hand's value under a fair deal.")
     verdict: str
     verdict_code: str = Field(
-        description="`descriptive`, `every-hand` (shown, not tested), `not-enough-hands`, "
+        description="`descriptive`, `descriptive-outcome` (who wins with people), "
+        "`every-hand` (shown, not tested), `not-enough-hands`, "
         "`flagged`, `drifting` (outside the interval, not flagged), `consistent`."
     )
     verdict_params: Params = Field(
@@ -77,7 +80,7 @@ class FairnessFeature(_Out):
     expectation: str = Field(description="How the expected distribution is known.")
     expectation_code: str = Field(
         description="`hypergeometric`, `hypergeometric-trump`, `rank-counts`, `rank-patterns`, "
-        "`enumeration`, `uniform`, `simulated`, `by-play`."
+        "`enumeration`, `trump-strength`, `uniform`, `simulated`, `by-play`."
     )
     expectation_error: float | None = Field(
         description="Standard error of a simulated expectation (null: exact)."

@@ -9,6 +9,7 @@ the key sent with a different request is
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 
 from service.engines import table
@@ -21,6 +22,14 @@ from .bodies import SeatGrant, seat_record
 from .errors import MissingSecret
 from .repository import GameRepository, touch_quietly
 from .seataccess import SeatAccess
+
+
+def creator_mark(scope: str) -> str:
+    """What the store keeps of the client that opened a table: a digest of its
+    creation scope (:func:`service.idempotency.creation_scope`, itself made of
+    digests or the address), so that its first seat can be marked the
+    creator's (:class:`~service.engines.table.SeatTaken`)."""
+    return hashlib.sha256(f"cardroom-creator\0{scope}".encode()).hexdigest()[:32]
 
 
 class Seating:
@@ -41,17 +50,20 @@ class Seating:
         client_seed: str | None,
         bot: bool,
         idempotency_key: str | None,
+        scope: str | None = None,
     ) -> SeatGrant:
-        """The next free seat (see :meth:`service.games.GameService.take_seat`)."""
+        """The next free seat (see :meth:`service.games.GameService.take_seat`);
+        ``scope``: the requesting client's (marks the creator's seat)."""
         fingerprint = seat_fingerprint(name, client_seed, bot)
         stored_key = None if idempotency_key is None else SEAT_IDEMPOTENCY + idempotency_key
         earlier = self._earlier(game_id, stored_key)
         if earlier is None:
             server_seed = None if client_seed is not None else self._server_seed(game_id)
+            creator = self._is_creator(game_id, scope, bot)
             try:
                 state, events, result = self.repository.commit(
                     game_id,
-                    lambda state: _take(state, name, client_seed, bot, server_seed),
+                    lambda state: _take(state, name, client_seed, bot, server_seed, creator),
                     None,
                     stored_key,
                     lambda _, events: _kept_seat(fingerprint, seat_record(_taken(events))),
@@ -71,6 +83,12 @@ class Seating:
         """The game's secret seed, from which a seat given no seed gets its own
         (``None`` once revealed: the game is over and the seat is refused)."""
         return self.repository.store.get_secret(game_id)
+
+    def _is_creator(self, game_id: str, scope: str | None, bot: bool) -> bool:
+        """Whether a person's seat requested by ``scope`` is the table creator's client."""
+        if scope is None or bot:
+            return False
+        return self.repository.store.creator_mark(game_id) == creator_mark(scope)
 
     def _earlier(self, game_id: str, stored_key: str | None) -> AppendResult | None:
         """The record of an earlier request with this key, if there is one."""
@@ -106,12 +124,17 @@ class Seating:
 
 
 def _take(
-    state: table.Table, name: str, client_seed: str | None, bot: bool, server_seed: bytes | None
+    state: table.Table,
+    name: str,
+    client_seed: str | None,
+    bot: bool,
+    server_seed: bytes | None,
+    creator: bool = False,
 ) -> list[Event]:
     """:func:`table.take_seat`; a seat to derive a seed for needs the server seed."""
     if client_seed is None and server_seed is None and not state.over and not state.seated:
         raise MissingSecret(f"game {state.game_id} has no server seed to derive a seat's seed")
-    return table.take_seat(state, name, client_seed, bot, server_seed)
+    return table.take_seat(state, name, client_seed, bot, server_seed, creator)
 
 
 def _taken(events: Sequence[Event]) -> table.SeatTaken:

@@ -1,4 +1,4 @@
-"""``cardroom-shuffle-v1``: the verifiable fair shuffle of ``rules/cards.md``.
+"""``cardroom-shuffle-v1``: the verifiable fair shuffle of ``docs/cards.md``.
 
 The server commits to a secret seed before any player chooses a client seed;
 each deal's deck is a Fisher-Yates shuffle driven by an HMAC-SHA256 byte
@@ -25,7 +25,7 @@ CLIENT_SEED_RE: Final = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class SeedError(EngineError):
-    """A server or client seed that does not follow ``rules/cards.md``."""
+    """A server or client seed that does not follow ``docs/cards.md``."""
 
 
 def new_server_seed() -> bytes:

@@ -22,8 +22,18 @@ any observation is a pure function of it:
 ``colorruns:n``
     How many three-card runs of one suit a hand of ``n`` from 52 holds: the
     8,192 patterns of each suit enumerated, the four suits combined exactly.
-``sim:hazari_best:13``
-    The type of the auto-arranger's first group of a Hazari hand. No
+``trumps:M:n:r:h:o``
+    Azi's trump strength: ``o`` plus the summed strength of the trumps a hand of
+    ``n`` drawn from ``M`` holds, once the trump card (of rank ``r``) is known;
+    the eight trumps left weigh 1 (the 6) to 9 (the Ace), the six 10 when ``h``
+    is 1 (it stands above the Ace). Exact enumeration over the trumps held.
+``sim:outcome:KEY:seat`` / ``sim:outcome:KEY:position``
+    Who wins a game at a table of bots (its seat, its position from the first
+    dealer; the value equal to the seat count is a tie): simulated by playing
+    games of bots on fresh seeds (:mod:`.outcomes`, ``data/outcomes.json``).
+``sim:hazari_best:13`` / ``sim:hazari_total:13``
+    The type of the auto-arranger's first group of a Hazari hand, and its
+    total (expected card points, in steps of 10). No
     practical closed form: the distribution comes from a documented
     simulation with the published shuffle (:data:`SIMULATED`), with its
     standard error.
@@ -42,7 +52,14 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from .features import LONGEST_CAP, RANK_ORDER, WINDOWS_CAP, longest_run, windows
+from .features import (
+    LONGEST_CAP,
+    RANK_ORDER,
+    WINDOWS_CAP,
+    longest_run,
+    trump_weights,
+    windows,
+)
 
 RANKS13: Final = "A23456789TJQK"
 DATA: Final = Path(__file__).resolve().parent / "data"
@@ -82,6 +99,11 @@ def pmf(context: str) -> dict[int, float]:
         return _as_float(_pattern_pmf(n, jokers, kind))
     if kind == "colorruns":
         return _as_float(_color_runs_pmf(int(args[0])))
+    if kind == "trumps":
+        size, hand, shown, high, shift = args
+        return _as_float(
+            _trump_strength_pmf(int(size), int(hand), shown, bool(int(high)), int(shift))
+        )
     if kind == "sim":
         return simulated_pmf(context)
     raise UnknownContext(context)
@@ -94,6 +116,9 @@ def mean_var(context: str) -> tuple[float, float]:
 
 
 def simulated_pmf(context: str) -> dict[int, float]:
+    if context.startswith("sim:outcome:"):
+        found = _outcome(context)
+        return found[0]
     entry = SIMULATED.get(context)
     if entry is None:
         raise UnknownContext(context)
@@ -102,12 +127,35 @@ def simulated_pmf(context: str) -> dict[int, float]:
     return {k: v / total for k, v in sorted(counts.items())}
 
 
-def simulated_error(context: str) -> float | None:
-    """The largest standard error of a simulated probability (``None`` when exact)."""
+def _outcome(context: str) -> tuple[dict[int, float], int]:
+    from .outcomes import outcome_pmf
+
+    _, _, key, by = context.split(":")
+    found = outcome_pmf(key, by)
+    if found is None:
+        raise UnknownContext(context)
+    return found
+
+
+def simulated_size(context: str) -> int | None:
+    """How many hands (or games) a simulated distribution was counted from
+    (``None`` when it is exact)."""
     if not context.startswith("sim:"):
         return None
-    entry = SIMULATED[context]
-    n = int(entry["hands"])  # type: ignore[call-overload]
+    if context.startswith("sim:outcome:"):
+        return _outcome(context)[1]
+    entry = SIMULATED.get(context)
+    if entry is None:
+        raise UnknownContext(context)
+    hands: int = int(str(entry["hands"]))
+    return hands
+
+
+def simulated_error(context: str) -> float | None:
+    """The largest standard error of a simulated probability (``None`` when exact)."""
+    n = simulated_size(context)
+    if n is None:
+        return None
     return max(math.sqrt(p * (1 - p) / n) for p in simulated_pmf(context).values())
 
 
@@ -162,6 +210,31 @@ def _pattern_pmf(n: int, jokers: int, kind: str) -> dict[int, Fraction]:
             value = min(longest_run(present), LONGEST_CAP)
         out[value] = out.get(value, Fraction(0)) + Fraction(w, total)
     return out
+
+
+@cache
+def _trump_strength_pmf(
+    rest: int, drawn: int, shown: str, six_high: bool, offset: int
+) -> dict[int, Fraction]:
+    """Hands of ``drawn`` of ``rest`` cards, eight of them trumps of known
+    strength: how much strength they hold (a generating function over the trumps)."""
+    weights = trump_weights(shown, six_high)
+    ways: dict[tuple[int, int], int] = {(0, 0): 1}  # (trumps held, strength) -> hands
+    for w in weights:
+        nxt = dict(ways)
+        for (k, total), v in ways.items():
+            key = (k + 1, total + w)
+            nxt[key] = nxt.get(key, 0) + v
+        ways = nxt
+    plain = rest - len(weights)
+    out: dict[int, Fraction] = {}
+    hands = math.comb(rest, drawn)
+    for (k, total), v in ways.items():
+        if k <= drawn:
+            out[offset + total] = out.get(offset + total, Fraction(0)) + Fraction(
+                v * math.comb(plain, drawn - k), hands
+            )
+    return {value: p for value, p in sorted(out.items()) if p}
 
 
 @cache

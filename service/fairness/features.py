@@ -51,20 +51,39 @@ def table_kind(game: str, options: dict[str, Any]) -> str:
     return game
 
 
-def groups(seat: int, pos: int, name: str | None, alone: bool = False) -> list[str]:
+def groups(
+    seat: int,
+    pos: int,
+    name: str | None,
+    alone: bool = False,
+    their_bot: bool = False,
+    creator: bool = False,
+) -> list[str]:
     """The groups a hand counts in; ``alone``: it is the hand of the only person
     at a table of bots (the group ``people``: one hand per deal, whoever and
-    wherever that person is, so it pools every such person's hands)."""
+    wherever that person is, so it pools every such person's hands);
+    ``their_bot``: it is the hand of the bot seated after that person (the group
+    ``bots``, the bots' side of the same tables, also one hand per deal);
+    ``creator``: it is the hand of the seat of the table's creator (the group
+    ``creator``, one hand per deal of every table whose creator sat down)."""
     out = ["all", f"seat:{seat}", f"pos:{pos}"]
     if name:
         out.append(f"player:{name}")
     if alone:
         out.append(PEOPLE)
+    if their_bot:
+        out.append(BOTS)
+    if creator:
+        out.append(CREATOR)
     return out
 
 
 PEOPLE: Final = "people"
 """The group of the hands of a table's only person, at tables of bots."""
+BOTS: Final = "bots"
+"""The group of the hands of the bot seated after that person, at the same tables."""
+CREATOR: Final = "creator"
+"""The group of the hands of the seat of the table's creator."""
 
 
 def lone_person(bots: Sequence[bool] | None) -> int | None:
@@ -73,6 +92,17 @@ def lone_person(bots: Sequence[bool] | None) -> int | None:
         return None
     people = [seat for seat, bot in enumerate(bots) if not bot]
     return people[0] if len(people) == 1 else None
+
+
+def their_bot(bots: Sequence[bool] | None) -> int | None:
+    """At a table of one person and bots, the bot seated after the person (the
+    next seat round the table): the bots' side of the ``people`` row, one hand
+    per deal (the hands of one deal share a deck, so pooling every bot's hand
+    would make the test too lenient)."""
+    person = lone_person(bots)
+    if person is None or bots is None:
+        return None
+    return (person + 1) % len(bots)
 
 
 def _hg(total: int, marked: int, drawn: int, offset: int = 0) -> str:
@@ -216,11 +246,58 @@ def rank_features(hand: Sequence[str], deck: int, ranks: str) -> dict[str, tuple
     return {f"rank_{r}": (_hg(deck, 4, n), held.get(r, 0)) for r in ranks}
 
 
+TOTAL_STEP: Final = 10
+"""The arranger's total is counted in steps of this many expected card points."""
+
+
+def arranger_strength(hand: Sequence[str]) -> tuple[int, int]:
+    """The auto-arranger on 13 Hazari cards: the type of its first group (as
+    :func:`best_combo`) and its **total**, the expected card points of its
+    arrangement under its own model of the other players (the value it
+    maximises: each group's chance of winning its round times the points of
+    that round), in steps of :data:`TOTAL_STEP` (``3`` is 30 to 39.99…).
+
+    One search gives both."""
+    from service.engines.hazari.arrange import DEFAULT
+    from service.engines.hazari.combos import POINTS, TYPE_SHIFT, card_index, key_of_indices
+
+    cards = [card_index(c) for c in hand]
+    groups = DEFAULT.arrange_indices(cards)
+    opponent_card = (360 - sum(POINTS[c] for c in cards)) / 39
+    total = 0.0
+    first = 0
+    for r, group in enumerate(groups):
+        key = key_of_indices(sorted(group, reverse=True))
+        if r == 0:
+            first = key >> TYPE_SHIFT
+        pot = 3 * len(group) * opponent_card
+        total += DEFAULT.win[key][r] * (pot + sum(POINTS[c] for c in group))
+    return first, int(total // TOTAL_STEP)
+
+
 def hazari_features(hand: Sequence[str]) -> dict[str, tuple[str, int]]:
     feats = hazari_counts(hand)
     feats.update(rank_features(hand, 52, "23456789TJQKA"))
-    feats["best_combination"] = (f"sim:hazari_best:{len(hand)}", best_combo(hand))
+    n = len(hand)
+    first, total = arranger_strength(hand)
+    feats["best_combination"] = (f"sim:hazari_best:{n}", first)
+    feats["arranger_total"] = (f"sim:hazari_total:{n}", total)
     return feats
+
+
+AZI_COUNTED_RANKS: Final = "6789TJQK"
+"""Azi's ranks counted by the ``rank_*`` features (aces are a feature already)."""
+
+
+def trump_weights(shown: str, six_high: bool) -> list[int]:
+    """The strength of each trump left in play once the trump card ``shown`` (a
+    rank) is known: 6 … A weigh 1 … 9, and the six of trumps 10 when it stands
+    above the Ace (an Ace shows trump and the six is on stage)."""
+    return [
+        10 if six_high and rank == "6" else 1 + AZI_RANKS.index(rank)
+        for rank in AZI_RANKS
+        if rank != shown
+    ]
 
 
 def azi_features(
@@ -240,21 +317,32 @@ def azi_features(
     if holds_trump_card and len(free) == len(hand):  # not expected: be safe
         free = list(hand[:-1])
     ace_shown = trump_card[0] == "A"
-    aces_left = deck // 9 - int(ace_shown)
-    offset_trumps = int(holds_trump_card)
-    offset_aces = int(holds_trump_card and ace_shown)
+    six_high = ace_shown and six_on_stage
+    per_rank = deck // 9
+    held = Counter(c[0] for c in free)
+
+    def rank_count(rank: str) -> tuple[str, int]:
+        shown = int(trump_card[0] == rank)
+        offset = int(holds_trump_card and shown)
+        return _hg(rest, per_rank - shown, drawn, offset), offset + held.get(rank, 0)
+
+    weights = trump_weights(trump_card[0], six_high)
+    weight = dict(zip((r for r in AZI_RANKS if r != trump_card[0]), weights, strict=True))
+    strength_offset = 1 + AZI_RANKS.index(trump_card[0]) if holds_trump_card else 0
     out = {
         "trumps": (
-            _hg(rest, 8, drawn, offset_trumps),
-            offset_trumps + sum(c[1] == trump for c in free),
+            _hg(rest, 8, drawn, int(holds_trump_card)),
+            int(holds_trump_card) + sum(c[1] == trump for c in free),
         ),
-        "aces": (
-            _hg(rest, aces_left, drawn, offset_aces),
-            offset_aces + sum(c[0] == "A" for c in free),
+        "aces": rank_count("A"),
+        "trump_strength": (
+            f"trumps:{rest}:{drawn}:{trump_card[0]}:{int(six_high)}:{strength_offset}",
+            strength_offset + sum(weight[c[0]] for c in free if c[1] == trump),
         ),
     }
-    if ace_shown and six_on_stage:
+    if six_high:
         out["six_of_trumps"] = (_hg(rest, 1, drawn), int(f"6{trump}" in free))
+    out.update({f"rank_{r}": rank_count(r) for r in AZI_COUNTED_RANKS})
     return out
 
 
@@ -272,11 +360,14 @@ def deal_fields(
     event: Any,
     names: Sequence[str | None],
     bots: Sequence[bool] | None = None,
+    creator: int | None = None,
 ) -> list[str]:
     """:func:`deal_observations` as their counters' fields (:meth:`Obs.field`);
-    ``bots`` says which seats are bots (for the group ``people``)."""
+    ``bots`` says which seats are bots (for the groups ``people`` and ``bots``),
+    ``creator`` which seat is the table creator's (for the group ``creator``)."""
     table = table_kind(game, options)
     alone = lone_person(bots)
+    beside = their_bot(bots)
     hands: Sequence[Sequence[str]] = event.hands
     seats = len(hands)
     dealer: int = event.dealer
@@ -290,7 +381,10 @@ def deal_fields(
         six = bool(options.get("six_on_stage", True))
         for seat in order:
             feats = azi_features(hands[seat], deck, event.trump_card, seat == dealer, cards, six)
-            in_groups = groups(seat, positions[seat], _name(names, seat), seat == alone)
+            name = _name(names, seat)
+            in_groups = groups(
+                seat, positions[seat], name, seat == alone, seat == beside, seat == creator
+            )
             out += _fields(table, feats, in_groups)
         rank = AZI_RANKS.index(event.trump_card[0])
         dealer_groups = (
@@ -302,13 +396,17 @@ def deal_fields(
         first = dealer  # Murlan's ``dealer`` is the seat that gets the first card
         for seat, hand in enumerate(hands):
             pos = (seat - first) % seats
-            in_groups = groups(seat, pos, _name(names, seat), seat == alone)
+            in_groups = groups(
+                seat, pos, _name(names, seat), seat == alone, seat == beside, seat == creator
+            )
             out += _fields(table, murlan_features(hand), in_groups)
         return out
     if game == "hazari":
         for seat, hand in enumerate(hands):
             pos = (seat - dealer) % seats  # the dealer is 0, the first to get cards 1
-            in_groups = groups(seat, pos, _name(names, seat), seat == alone)
+            in_groups = groups(
+                seat, pos, _name(names, seat), seat == alone, seat == beside, seat == creator
+            )
             out += _fields(table, hazari_features(hand), in_groups)
         return out
     return out

@@ -30,7 +30,8 @@ from service.engines.registry import engine_for
 from service.store import keys
 from service.store.fairness import PUBLIC
 
-from .features import deal_fields, deal_summary, pot_observation
+from .features import deal_fields, deal_summary, pot_observation, table_kind
+from .outcomes import OUTCOME_EVENTS, Outcome, outcome_fields, winner_of
 
 if TYPE_CHECKING:
     from service.store import EventStore
@@ -56,24 +57,44 @@ def _bots(state: table.Table) -> list[bool]:
     return [s is not None and s.bot for s in state.seats]
 
 
+def _creator(state: table.Table) -> int | None:
+    """The seat of the table's creator, if he sat down (see ``SeatTaken.creator``)."""
+    return next((s.seat for s in state.seats if s is not None and s.creator), None)
+
+
 def notes(
     state: table.Table, events: Iterable[HasEvent], last: dict[str, Any] | None = None
 ) -> tuple[dict[str, list[str]], dict[str, Any] | None]:
-    """The observations among ``events``, by note: ``d:<deal>`` (a deal's) and
-    ``p:<version>`` (an Azi pot's winner); and the latest deal's summary."""
+    """The observations among ``events``, by note: ``d:<deal>`` (a deal's),
+    ``p:<version>`` (an Azi pot's winner) and ``o:<version>`` (who won the
+    game); and the latest deal's summary (which carries the first deal's
+    dealer, ``first``, for the winner's position)."""
     found: dict[str, list[str]] = {}
     names = _names(state)
     for stored in events:
         event = stored.event
         if getattr(event, "is_deal", False):
             found[f"d:{event.deal}"] = deal_fields(
-                state.kind, state.options, event, names, _bots(state)
+                state.kind, state.options, event, names, _bots(state), _creator(state)
             )
-            last = deal_summary(event)
+            first = event.dealer if event.deal == 0 else (last or {}).get("first")
+            last = {**deal_summary(event), "first": first}
         elif event.type == "PotSettled" and last is not None:
             pot = pot_observation(state.kind, state.options, event.winner, last)
             found[f"p:{stored.version}"] = [pot.field()]
+        elif event.type in OUTCOME_EVENTS and last is not None and last.get("first") is not None:
+            found[f"o:{stored.version}"] = _outcome(state, event, int(last["first"]))
     return found, last
+
+
+def _outcome(state: table.Table, event: Any, first: int) -> list[str]:
+    seats = state.seat_count
+    winner = winner_of(event, seats)
+    assert winner is not None
+    outcome = Outcome(winner, (winner - first) % seats, seats)
+    every_bot = all(_bots(state))
+    kind = table_kind(state.kind, state.options)
+    return outcome_fields(kind, state.kind, state.options, outcome, every_bot)
 
 
 def observe(
@@ -119,7 +140,7 @@ def record(store: EventStore, game_id: str, events: Sequence[HasEvent], state: t
     ``state``) and, once the game's hands are public, count the game."""
     counts = store.fairness
     last: dict[str, Any] | None = None
-    if any(e.event.type == "PotSettled" for e in events):
+    if any(_needs_last(e.event) for e in events):
         raw = counts.last_deal(game_id)
         last = json.loads(raw) if raw else None
     fields, _ = observe(state, events, last)
@@ -128,6 +149,14 @@ def record(store: EventStore, game_id: str, events: Sequence[HasEvent], state: t
     if counted(state):
         merge(store, game_id, counts.notes(game_id))
         counts.drop_notes(game_id)  # counted (now or before): the game's own notes are done with
+
+
+def _needs_last(event: Any) -> bool:
+    """Whether noting ``event`` reads the latest deal's summary (a later deal
+    carries on the first deal's dealer; a pot and the game's winner read it)."""
+    if getattr(event, "is_deal", False):
+        return bool(event.deal)
+    return event.type == "PotSettled" or event.type in OUTCOME_EVENTS
 
 
 def merge(
@@ -165,14 +194,15 @@ TABLE_FACTS: Final = ("GameCreated", "SeatTaken", "SeedRevealed")
 @cache
 def _noted_types(game: str) -> frozenset[str]:
     deals = (cls.type for cls in engine_for(game).event_types if cls.is_deal)
-    return frozenset((*TABLE_FACTS, *deals, "PotSettled"))
+    return frozenset((*TABLE_FACTS, *deals, "PotSettled", *OUTCOME_EVENTS))
 
 
 def counted_stream(store: EventStore, game_id: str) -> tuple[table.Table, list[Noted]] | None:
     """What a rebuild counts of a game: its table and the events its counts
     read, or ``None`` while its hands are not public.
 
-    Only the table's own facts, the deals and Azi's settled pots are decoded;
+    Only the table's own facts, the deals, Azi's settled pots and the event
+    that ends the game with its winner are decoded;
     the play is not folded again. The table is those facts folded (game,
     options, seats, seed), which is all the observations use of the state, and
     the game is counted once its seed is revealed: the table reveals it only

@@ -33,9 +33,14 @@ if TYPE_CHECKING:
 
 FORMAT: Final = "cardroom-fairness-v1"
 
-DESCRIPTIVE: Final = frozenset({"pot_winner_position"})
-PER_DEAL: Final = frozenset({"trump_card_rank", "pot_winner_position"})
-"""Features observed once per deal; every other one is observed once per hand."""
+DESCRIPTIVE: Final = frozenset({"pot_winner_position", "winner_seat", "winner_position"})
+OUTCOMES: Final = frozenset({"winner_seat", "winner_position"})
+"""Who wins a game with people: descriptive (see :mod:`.outcomes`)."""
+PER_DEAL: Final = frozenset(
+    {"trump_card_rank", "pot_winner_position", "bot_winner_seat", "bot_winner_position"}
+)
+"""Features observed once per deal (or per game: who wins a game of bots);
+every other one is observed once per hand."""
 
 
 def tested(key: tuple[str, str, str]) -> bool:
@@ -329,6 +334,8 @@ def _verdict(
     feature: str, group: str, f: Fit, p_adj: float | None, flagged: bool
 ) -> tuple[str, dict[str, Any]]:
     """A row's verdict: its code and the figures its sentence names."""
+    if feature in OUTCOMES:
+        return "descriptive-outcome", {}
     if feature in DESCRIPTIVE:
         return "descriptive", {}
     means = {"observed": round(f.mean_observed, 5), "expected": round(f.mean_expected, 5)}

@@ -18,7 +18,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .expectations import mean_var, pmf
+from .expectations import mean_var, pmf, simulated_size
 
 MIN_EXPECTED = 10.0
 """Pool categories until each expects at least this many hands."""
@@ -110,11 +110,12 @@ def fit(hist: Histogram) -> Fit:
     n = sum(observed)
     bins = pool(values, expected)
     statistic: float | None = None
+    inflation = simulation_inflation(hist)
     if len(bins) >= 2:
         index = {v: i for i, v in enumerate(values)}
         o = np.array([sum(observed[index[v]] for v in b) for b in bins], dtype=float)
         e = np.array([sum(expected[index[v]] for v in b) for b in bins], dtype=float)
-        statistic = float(((o - e) ** 2 / e).sum())
+        statistic = float(((o - e) ** 2 / e).sum()) / inflation
     mean_obs = sum(v * c for v, c in zip(values, observed, strict=True)) / n if n else 0.0
     mean_exp = 0.0
     var_exp = 0.0
@@ -133,7 +134,7 @@ def fit(hist: Histogram) -> Fit:
         half = Z95 * math.sqrt(var_exp) / n if n else math.inf
     effect = mean_obs - mean_exp
     exact = None
-    if statistic is not None and len(bins) == 2 and n <= EXACT_MAX:
+    if statistic is not None and len(bins) == 2 and n <= EXACT_MAX and inflation == 1.0:
         exact = exact_two_sided(hist, set(bins[0]))
     return Fit(
         values,
@@ -149,6 +150,25 @@ def fit(hist: Histogram) -> Fit:
         math.sqrt(var_exp / n) if n else 0.0,
         exact=exact,
     )
+
+
+def simulation_inflation(hist: Histogram) -> float:
+    """How much a simulated expectation's own error widens a row's spread.
+
+    With ``n_c`` hands of a context whose distribution was counted from
+    ``N_c`` simulated ones, each observed count minus its expectation varies
+    ``1 + sum(n_c**2 / N_c) / n`` times as much as against an exact law, so
+    the chi-square statistic is divided by that (1 for an exact expectation):
+    a report with as many hands as the simulation is not flagged for the
+    simulation's own noise."""
+    n = hist.hands
+    extra = 0.0
+    for context, by_value in hist.counts.items():
+        size = simulated_size(context)
+        if size:
+            k = sum(by_value.values())
+            extra += k * k / size
+    return 1.0 + extra / n if n and extra else 1.0
 
 
 def exact_two_sided(hist: Histogram, first: set[int]) -> float:

@@ -53,8 +53,10 @@ EXPECTATIONS: Final[dict[str, str]] = {
     "rank-counts": "exact: enumeration of rank counts",
     "rank-patterns": "exact: enumeration of rank patterns",
     "enumeration": "exact: enumeration",
+    "trump-strength": "exact: enumeration of the trumps held, given the trump card",
     "uniform": "exact: uniform",
     "simulated": "simulated with the published shuffle",
+    "simulated-games": "simulated: games of bots played on fresh seeds of the published shuffle",
     "by-play": "descriptive: decided by play, not only by the cards",
 }
 
@@ -72,11 +74,32 @@ FEATURES: Final[dict[str, tuple[str, str]]] = {
     "pairs": ("Pairs (ranks held exactly twice)", "rank-counts"),
     "best_combination": ("The auto-arranger's best combination (1 indi … 6 troy)", "simulated"),
     "strong_cards": ("Cards of rank A or above (aces, 2s, jokers)", "hypergeometric"),
+    "arranger_total": (
+        "The auto-arranger's total (expected card points, in tens: 9 = 90 to 99)",
+        "simulated",
+    ),
     "trumps": ("Trumps in hand", "hypergeometric-trump"),
+    "trump_strength": (
+        "Trump strength (the trumps held, 6 = 1 … Ace = 9, the six above the Ace 10)",
+        "trump-strength",
+    ),
     "six_of_trumps": ("Six of trumps in hand when an Ace shows trump", "hypergeometric"),
     "trump_card_rank": ("Rank of the trump card (0 = 6 … 8 = Ace)", "uniform"),
     "pot_winner_position": (
         "Who wins the pot, by position (0 = dealer, 1 = first to get cards)",
+        "by-play",
+    ),
+    "bot_winner_seat": (
+        "Who wins a game of bots, by seat (the seat count = a tie)",
+        "simulated-games",
+    ),
+    "bot_winner_position": (
+        "Who wins a game of bots, by position from the first dealer (the seat count = a tie)",
+        "simulated-games",
+    ),
+    "winner_seat": ("Who wins, by seat (tables with people: descriptive)", "by-play"),
+    "winner_position": (
+        "Who wins, by position from the first dealer (tables with people: descriptive)",
         "by-play",
     ),
 }
@@ -107,6 +130,10 @@ FEATURE_WORDS: Final[dict[str, str]] = {
     "trump_card_rank": "a high trump card",
     "longest_straight": "long straights",
     "best_combination": "strong best combinations",
+    "arranger_total": "a high arranger's total",
+    "trump_strength": "strong trumps",
+    "bot_winner_seat": "wins",
+    "bot_winner_position": "wins",
 }
 
 
@@ -118,7 +145,16 @@ def feature_words(feature: str) -> str:
 
 # -- the groups of hands ---------------------------------------------------------------------
 
-GROUP_CODES: Final = ("all", "seat", "position", "player", "dealer", "people")
+GROUP_CODES: Final = (
+    "all",
+    "seat",
+    "position",
+    "player",
+    "dealer",
+    "people",
+    "bots",
+    "creator",
+)
 
 
 def group_label(group: str) -> tuple[str, Params, str]:
@@ -138,6 +174,10 @@ def group_label(group: str) -> tuple[str, Params, str]:
         return "dealer", {"name": rest}, f"deals by {rest}"
     if kind == "people":
         return "people", {}, "the only person at a table of bots, whoever and wherever"
+    if kind == "bots":
+        return "bots", {}, "the bot after the only person at a table of bots"
+    if kind == "creator":
+        return "creator", {}, "the seat of the table's creator, whoever and wherever"
     return "other", {"group": group}, group
 
 
@@ -147,6 +187,7 @@ REPORT_VERDICTS: Final = ("not-enough-hands", "nothing-unusual", "flagged")
 FEATURE_VERDICTS: Final = ("descriptive", "flagged", "not-enough-hands", "consistent")
 ROW_VERDICTS: Final = (
     "descriptive",
+    "descriptive-outcome",
     "every-hand",
     "not-enough-hands",
     "flagged",
@@ -184,6 +225,11 @@ def row_verdict(code: str, p: Mapping[str, Any], who: str, what: str) -> str:
         return (
             "Descriptive only: who wins a pot depends on the bidding and the play, "
             "so no fair-deal expectation applies."
+        )
+    if code == "descriptive-outcome":
+        return (
+            "Descriptive only: who wins a game with people (or with options never simulated) "
+            "depends on their play, so no fair-deal expectation applies."
         )
     if code == "not-enough-hands":
         return f"Not enough hands yet to test {who}."

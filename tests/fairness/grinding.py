@@ -102,3 +102,69 @@ def kings_caught(seed: int, games: int, deals: int, best_of: int) -> tuple[bool,
     chosen = cands[keep, np.arange(games * deals)]
     flagged = report.analyse(kings_counts(chosen, first)).flagged
     return bool(flagged), any(feature == "rank_K" for _, feature, _ in flagged)
+
+
+def outcome_law(game: str) -> tuple[str, np.ndarray]:
+    """The committed simulated law of the winning seat at a table of bots of
+    ``game`` (default options), and its context."""
+    from service.fairness import outcomes
+
+    key = next(k for k, v in outcomes.table().items() if v["game"] == game)
+    found = outcomes.outcome_pmf(key, "seat")
+    assert found is not None
+    law = np.array([found[0][v] for v in sorted(found[0])])
+    return f"sim:outcome:{key}:seat", law / law.sum()
+
+
+def outcome_counts(game: str, winners: np.ndarray) -> dict[str, int]:
+    context, law = outcome_law(game)
+    table = "azi/27/3" if game == "azi" else game
+    return {
+        f"{table}|bot_winner_seat|all|{context}|{v}": int(c)
+        for v, c in enumerate(np.bincount(winners, minlength=len(law)))
+        if c
+    }
+
+
+def outcome_caught(seed: int, game: str, games: int, best_of: int) -> tuple[bool, bool]:
+    """A grinder keeping, of ``best_of`` seeds per game of bots, one whose game
+    seat 0 wins (every game of bots is decided by its seed: each seed's winner
+    is a draw from the simulated law). Whether the report flags anything, and
+    whether it flags the ``bot_winner_seat`` row (analysed among the 32
+    marked-card rows of honest deals, as the report would)."""
+    rng = np.random.default_rng(seed)
+    _, law = outcome_law(game)
+    cands = rng.choice(len(law), size=(games, best_of), p=law)
+    pick = np.where((cands == 0).any(axis=1), 0, cands[:, 0])
+    # among the rows of a report: the 32 marked-card rows of honest deals
+    deals = 6 * games
+    first = np.arange(deals) % 4
+    honest = murlan_counts(
+        rng.permuted(np.tile(np.arange(54, dtype=np.int16), (deals, 1)), axis=1), first
+    )
+    flagged = report.analyse({**honest, **outcome_counts(game, pick)}).flagged
+    return bool(flagged), any(feature == "bot_winner_seat" for _, feature, _ in flagged)
+
+
+def shifted(context: str, r: float, up: bool) -> tuple[list[float], list[float]]:
+    """A feature's fair distribution and the one a dealer makes who moves a hand's
+    value one up (or down) with chance ``r``; values under 1% pooled at the ends."""
+    from service.fairness.expectations import pmf
+
+    fair = pmf(context)
+    values = sorted(fair)
+    biased = dict.fromkeys(values, 0.0)
+    for v in values:
+        to = v + (1 if up else -1)
+        moved = r if to in biased else 0.0
+        biased[v] += fair[v] * (1 - moved)
+        if moved:
+            biased[to] += fair[v] * moved
+    f, b = [fair[v] for v in values], [biased[v] for v in values]
+    while f[-1] < 0.01:
+        x, y = f.pop(), b.pop()
+        f[-1], b[-1] = f[-1] + x, b[-1] + y
+    while f[0] < 0.01:
+        x, y = f.pop(0), b.pop(0)
+        f[0], b[0] = f[0] + x, b[0] + y
+    return f, b

@@ -113,6 +113,7 @@ def test_exact_distributions_against_the_reference_shuffle() -> None:
         ("hazari", "runs"),
         ("hazari", "pairs"),
         ("hazari", "best_combination"),
+        ("hazari", "arranger_total"),
     ):
         p = row(doc, table, feature, "seat:1")["p_value"]
         assert p is not None and float(p) > ALPHA / 10, (table, feature, p)  # type: ignore[arg-type]

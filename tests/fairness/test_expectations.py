@@ -101,13 +101,18 @@ def test_every_context_sums_to_one() -> None:
         "hg:35:3:4:1",
         "u:9",
         "sim:hazari_best:13",
+        "sim:hazari_total:13",
+        "trumps:26:3:K:0:0",
+        "trumps:26:3:A:1:9",
+        "trumps:35:4:Q:0:0",
     ):
         assert sum(pmf(context).values()) == pytest.approx(1.0, abs=1e-12), context
 
 
 def test_the_simulated_table_states_its_error() -> None:
-    error = simulated_error("sim:hazari_best:13")
-    assert error is not None and 0 < error < 1e-3
+    for context in ("sim:hazari_best:13", "sim:hazari_total:13"):
+        error = simulated_error(context)
+        assert error is not None and 0 < error < 1e-3, context
     assert simulated_error("hg:54:2:14:0") is None
 
 
@@ -158,3 +163,82 @@ def test_murlan_features_of_a_known_hand() -> None:
     assert feats["jokers"][1] == 1 and feats["twos"][1] == 4 and feats["quads"][1] == 1
     assert feats["three_of_spades"][1] == 1 and feats["aces"][1] == 1
     assert feats["longest_straight"][1] == 8  # A-2-3-4-5-6-7-8
+
+
+AZI27 = [str(c) for c in canonical_deck(27)]
+AZI36 = [str(c) for c in canonical_deck(36)]
+
+
+@pytest.mark.parametrize(
+    ("deck", "shown", "six_on_stage", "cards", "dealer"),
+    [
+        (AZI27, "KH", True, 3, False),
+        (AZI27, "AS", True, 3, False),
+        (AZI27, "AS", False, 3, False),
+        (AZI27, "6D", True, 4, True),
+        (AZI36, "AC", True, 3, False),
+        (AZI27, "AH", True, 4, True),
+    ],
+)
+def test_trump_strength_and_azi_ranks_match_enumeration_of_every_hand(
+    deck: list[str], shown: str, six_on_stage: bool, cards: int, dealer: bool
+) -> None:
+    """Every hand the rest of the deck can give (plus the trump card for a
+    dealer of ``cards: 4``): each feature's exact distribution is the count."""
+    rest = [c for c in deck if c != shown]
+    drawn = cards - 1 if cards == 4 and dealer else cards
+    extra = [shown] if cards == 4 and dealer else []
+    seen: dict[str, Counter[int]] = {}
+    contexts: dict[str, str] = {}
+    for hand in itertools.combinations(rest, drawn):
+        feats = azi_features([*hand, *extra], len(deck), shown, dealer, cards, six_on_stage)
+        for feature, (context, value) in feats.items():
+            if feature == "trump_strength" or feature.startswith("rank_") or feature == "aces":
+                seen.setdefault(feature, Counter())[value] += 1
+                assert contexts.setdefault(feature, context) == context
+    total = math.comb(len(rest), drawn)
+    assert set(seen) == {"trump_strength", "aces", *(f"rank_{r}" for r in "6789TJQK")}
+    for feature, counts in seen.items():
+        want = {k: v / total for k, v in sorted(counts.items())}
+        assert close(pmf(contexts[feature]), want), (feature, contexts[feature])
+
+
+def test_trump_strength_weighs_the_six_above_the_ace_when_it_is_on_stage() -> None:
+    assert azi_features(["6H", "7H", "9S"], 27, "AH", False, 3, True)["trump_strength"][1] == 12
+    assert azi_features(["6H", "7H", "9S"], 27, "AH", False, 3, False)["trump_strength"][1] == 3
+    # the dealer's trump card (cards: 4) counts: the King weighs 8
+    feats = azi_features(["9S", "TD", "6H", "KH"], 27, "KH", True, 4, True)
+    assert feats["trump_strength"] == ("trumps:26:3:K:0:8", 9)
+    assert feats["rank_K"] == ("hg:26:2:3:1", 1)
+
+
+def test_the_arrangers_total_is_the_value_it_maximises() -> None:
+    """The arranger picks the arrangement of greatest expected points under its
+    model: its total is never below that of the greedy arrangement (best three
+    first) valued the same way, and above it on some hands."""
+    from service.engines.hazari.arrange import DEFAULT, greedy_indices
+    from service.engines.hazari.combos import POINTS, card_index, key_of_indices
+    from service.fairness.features import TOTAL_STEP, arranger_strength
+
+    def value(cards: list[int], groups: list[list[int]]) -> float:
+        opponent_card = (360 - sum(POINTS[c] for c in cards)) / 39
+        return sum(
+            DEFAULT.win[key_of_indices(sorted(g, reverse=True))][r]
+            * (3 * len(g) * opponent_card + sum(POINTS[c] for c in g))
+            for r, g in enumerate(groups)
+        )
+
+    rng = random.Random(11)
+    better = 0
+    for _ in range(60):
+        hand = rng.sample(DECK52, 13)
+        cards = [card_index(c) for c in hand]
+        best = value(cards, DEFAULT.arrange_indices(cards))
+        greedy = value(cards, greedy_indices(cards))
+        assert best >= greedy - 1e-9
+        better += best > greedy + 1e-9
+        first, total = arranger_strength(hand)
+        assert total == int(best // TOTAL_STEP) and first == best_combo(hand)
+    assert better > 0
+    dist = pmf("sim:hazari_total:13")
+    assert 0.999 < sum(dist.values()) < 1.001 and len(dist) >= 5

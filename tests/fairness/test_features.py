@@ -150,3 +150,24 @@ def test_the_only_person_at_a_table_of_bots_counts_in_the_people_group() -> None
     two = deal_fields("murlan", {}, murlan, [None] * 4, [True, False, False, True])
     assert not [f for f in two if "|people|" in f]
     assert not [f for f in deal_fields("murlan", {}, murlan, [None] * 4) if "|people|" in f]
+
+
+def test_the_bot_after_the_only_person_counts_in_the_bots_group() -> None:
+    """The bots' side of the ``people`` row: one bot's hand per deal, the bot
+    seated after the person (round the table)."""
+    deck = DECK54[:]
+    random.Random(8).shuffle(deck)
+    murlan = Deal([deck[s::4] for s in range(4)], 0)
+    fields = deal_fields("murlan", {}, murlan, [None] * 4, [True, True, True, False])
+    bots = [f for f in fields if "|bots|" in f]
+    assert sorted(bots) == sorted(
+        f.replace("|seat:0|", "|bots|") for f in fields if "|seat:0|" in f
+    )
+    assert len(bots) == 18
+    two = deal_fields("murlan", {}, murlan, [None] * 4, [False, True, False, True])
+    assert not [f for f in two if "|bots|" in f or "|people|" in f]
+    azi = Deal([["AD", "6H", "7H"], ["9S", "TD", "KH"], ["6S", "7S", "8S"]], 0, "AH")
+    fields = deal_fields("azi", {"deck": 27, "cards": 3}, azi, [None] * 3, [False, True, True])
+    assert {f.split("|")[1] for f in fields if "|bots|" in f} >= {"trumps", "trump_strength"}
+    assert "azi/27/3|rank_9|bots|hg:26:3:3:0|1" in fields  # seat 1's hand: 9S TD KH
+    assert "azi/27/3|trump_strength|bots|trumps:26:3:A:1:0|8" in fields  # the King

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .grinding import caught, kings_caught
+from .grinding import caught, kings_caught, outcome_caught, shifted
 
 pytestmark = pytest.mark.stats
 
@@ -32,36 +32,15 @@ def test_a_grinder_chasing_one_seats_kings_is_caught_by_the_rank_rows() -> None:
     assert sum(by_rank for _, by_rank in results) >= 9, results
 
 
-def shifted(context: str, r: float, up: bool) -> tuple[list[float], list[float]]:
-    """A feature's fair distribution and the one a dealer makes who moves a hand's
-    value one up (or down) with chance ``r``; values under 1% pooled at the ends."""
-    from service.fairness.expectations import pmf
-
-    fair = pmf(context)
-    values = sorted(fair)
-    biased = dict.fromkeys(values, 0.0)
-    for v in values:
-        to = v + (1 if up else -1)
-        moved = r if to in biased else 0.0
-        biased[v] += fair[v] * (1 - moved)
-        if moved:
-            biased[to] += fair[v] * moved
-    f, b = [fair[v] for v in values], [biased[v] for v in values]
-    while f[-1] < 0.01:
-        x, y = f.pop(), b.pop()
-        f[-1], b[-1] = f[-1] + x, b[-1] + y
-    while f[0] < 0.01:
-        x, y = f.pop(0), b.pop(0)
-        f[0], b[0] = f[0] + x, b[0] + y
-    return f, b
-
-
 @pytest.mark.parametrize(
     ("context", "r", "up", "hands"),
     [
         ("hg:54:4:14:0", 0.25, True, 280),
         ("hg:54:10:14:0", 0.25, False, 513),
         ("hg:54:10:14:0", 0.1, False, 3204),
+        ("hg:26:3:3:0", 0.25, True, 93),
+        ("trumps:26:3:K:0:0", 0.25, True, 377),
+        ("sim:hazari_total:13", 0.25, True, 13445),
     ],
 )
 def test_the_hands_to_detect_of_the_documentation(
@@ -70,3 +49,20 @@ def test_the_hands_to_detect_of_the_documentation(
     from service.fairness.stats import hands_to_detect
 
     assert hands_to_detect(*shifted(context, r, up), tests=100) == hands
+
+
+@pytest.mark.parametrize("game", ["murlan", "azi"])
+def test_a_grinder_chasing_seat_0_wins_at_tables_of_bots_is_caught(game: str) -> None:
+    """Best of 2 seeds per game of bots for seat 0 winning: caught by the
+    ``bot_winner_seat`` row from 300 games (docs/fairness.md), not from 50."""
+    results = [outcome_caught(run, game, 300, 2) for run in range(RUNS)]
+    assert sum(by_row for _, by_row in results) >= 9, results
+    few = [outcome_caught(50 + run, game, 50, 2) for run in range(RUNS)]
+    assert sum(by_row for _, by_row in few) <= 5, few
+
+
+@pytest.mark.parametrize("game", ["murlan", "azi"])
+def test_honest_games_of_bots_flag_nothing(game: str) -> None:
+    """The same harness with one seed per game (no choice): nothing flagged."""
+    results = [outcome_caught(900 + run, game, 300, 1) for run in range(RUNS)]
+    assert not any(flagged for flagged, _ in results), results

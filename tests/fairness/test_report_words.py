@@ -57,12 +57,13 @@ def message_keys() -> dict[str, str]:
 
 
 def rigged_report() -> dict[str, Any]:
-    """A report with flagged rows (a dealer who deals himself one more trump) and the
-    descriptive row of who wins the pots."""
+    """A report with flagged rows (a dealer who deals himself one more trump), the
+    descriptive row of who wins the pots and that of who wins a game with people."""
     sh = shuffler("words-rigged")
     counts = tally("azi", AZI, [azi_deal(sh, d, rigged=True) for d in range(200)])
     for position, pots in enumerate((30, 50, 40, 80)):
         counts[f"azi/27/3|pot_winner_position|all|u:4|{position}"] = pots
+        counts[f"azi/27/3|winner_seat|all|u:5|{position}"] = pots // 10
     return report.build(counts, {})
 
 
