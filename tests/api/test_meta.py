@@ -27,6 +27,9 @@ def test_openapi_lists_every_endpoint(client: FlaskClient) -> None:
         ("/games/{game_id}/events", "get"),
         ("/games/{game_id}/replay", "get"),
         ("/games/{game_id}/verify", "get"),
+        ("/players", "post"),
+        ("/players/me/seats", "get"),
+        ("/players/me/events", "get"),
         ("/healthz", "get"),
         ("/readyz", "get"),
         ("/livez", "get"),
@@ -115,3 +118,67 @@ def test_an_unreachable_store_is_a_503_with_retry_after(
     assert r.status_code == 503 and r.mimetype == "application/problem+json"
     assert r.headers["Retry-After"] == "1"
     assert "Connection refused" not in r.get_data(as_text=True)
+
+
+def test_every_operation_has_an_example_and_its_headers(client: FlaskClient) -> None:
+    doc = client.get("/openapi.json").get_json()
+    for path, ops in doc["paths"].items():
+        for method, op in ops.items():
+            contents = [
+                c for r in op["responses"].values() for c in r.get("content", {}).values()
+            ] + list(op.get("requestBody", {}).get("content", {}).values())
+            params = [p for p in op.get("parameters", []) if "example" in p]
+            assert any("example" in c for c in contents) or params, (method, path)
+    create = doc["paths"]["/games"]["post"]
+    sent = {p["name"] for p in create["parameters"] if p["in"] == "header"}
+    assert {"Client-Secret", "Client-Id", "X-Request-Id"} <= sent
+    got = create["responses"]["201"]["headers"]
+    assert {"Location", "Idempotent-Replayed", "X-Request-Id"} <= set(got)
+    assert "Retry-After" in create["responses"]["429"]["headers"]
+    moved = doc["paths"]["/games/{game_id}/moves"]["post"]["responses"]["201"]["headers"]
+    assert "Idempotent-Replayed" in moved
+    page = doc["paths"]["/games/{game_id}/events"]["get"]
+    assert "If-None-Match" in {p["name"] for p in page["parameters"]}
+    assert {"ETag", "Cache-Control"} <= set(page["responses"]["200"]["headers"])
+    assert "304" in page["responses"]
+    stream = page["responses"]["200"]["content"]["application/x-ndjson"]
+    assert stream["itemSchema"] == {"$ref": "#/components/schemas/StreamLine"}
+    players = doc["paths"]["/players/me/events"]["get"]["responses"]["200"]["content"]
+    line = players["application/x-ndjson"]["itemSchema"]
+    assert line == {"$ref": "#/components/schemas/PlayerStreamLine"}
+    kinds = {
+        ref["$ref"].rsplit("/", 1)[1] for ref in doc["components"]["schemas"]["StreamLine"]["oneOf"]
+    }
+    assert "MessageLine" in kinds and "SeatLine" not in kinds
+    assert doc["paths"]["/games/{game_id}/moves"]["post"]["security"] == [{"seatToken": []}]
+
+
+def test_request_bodies_carry_no_defaults(client: FlaskClient) -> None:
+    schemas = client.get("/openapi.json").get_json()["components"]["schemas"]
+    for name in ("CreateGameRequest", "TakeSeatRequest", "MoveRequest", "BotSeat"):
+        for prop, spec in schemas[name]["properties"].items():
+            assert "default" not in spec, (name, prop)
+        assert set(schemas[name].get("required", [])) <= {"game", "name", "move", "seat"}
+
+
+def test_the_deprecated_names_are_marked(client: FlaskClient) -> None:
+    schemas = client.get("/openapi.json").get_json()["components"]["schemas"]
+    for table in ("HazariTable", "MurlanTable", "AziTable"):
+        assert schemas[table]["properties"]["to_act"]["deprecated"] is True
+    assert schemas["MurlanTable"]["properties"]["table"]["deprecated"] is True
+    assert "deprecated" not in schemas["MurlanTable"]["properties"]["to_beat"]
+
+
+def test_the_games_document_gives_rank_orders_and_notation(client: FlaskClient) -> None:
+    r = client.get("/games/kinds")
+    assert r.status_code == 200
+    games = {g["game"]: g for g in r.get_json()["games"]}
+    assert set(games) == {"hazari", "azi", "murlan"}
+    assert "".join(games["murlan"]["cards"]["rank_order"]) == "3456789TJQKA2BJRJ"
+    assert "".join(games["azi"]["cards"]["rank_order"]) == "6789TJQKA"
+    assert "".join(games["hazari"]["cards"]["rank_order"]) == "23456789TJQKA"
+    assert games["murlan"]["actions"] == ["play", "pass", "give_back"]
+    assert games["azi"]["min_seats"] == 2 and games["azi"]["max_seats"] == 6
+    assert games["hazari"]["options"] == {"target": 1000, "turn_timeout_s": 60, "bot_delay_s": None}
+    # a game's id is never "kinds": the document is not a game's view
+    assert client.get("/games/kinds").get_json() == r.get_json()

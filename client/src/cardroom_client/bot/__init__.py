@@ -1,0 +1,6 @@
+"""The bot kit: ``cardroom-bot run mybot.py`` plays ``choose(view) -> move``."""
+
+from .runner import Choose, Runner
+from .state import State, TableState
+
+__all__ = ["Choose", "Runner", "State", "TableState"]
