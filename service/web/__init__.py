@@ -135,6 +135,13 @@ def my_games_page() -> Response:
     return _html(_page("mine.html"))
 
 
+@bp.get("/my-stats")
+def my_stats_page() -> Response:
+    """The player's own statistics, counted in the browser from the games it holds a
+    seat in: games, wins, per game kind."""
+    return _html(_page("stats.html"))
+
+
 def fairness_text() -> str:
     """``docs/fairness.md`` (installed with the package, or the source tree's), else a
     summary."""

@@ -21,13 +21,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from markdown_it import MarkdownIt
-from markdown_it.renderer import RendererHTML
-from markdown_it.token import Token
-from markdown_it.utils import EnvType, OptionsDict
-from mdit_py_plugins.anchors import anchors_plugin
+if TYPE_CHECKING:  # the parser is loaded with the first page rendered, not with every process
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
 
 PACKAGED_DOCS: Final = Path(__file__).resolve().parent / "docs"
 SOURCE_DOCS: Final = Path(__file__).resolve().parents[2] / "docs"
@@ -74,6 +74,9 @@ def _table_close(
 
 @cache
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.anchors import anchors_plugin
+
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
     md.use(anchors_plugin, min_level=2, max_level=3)
     for rule in ("html_block", "html_inline"):
@@ -135,4 +138,7 @@ def render(text: str, links: Links = site_links) -> Rendered:
             title = content
         elif level in (2, 3):
             headings.append(Heading(level, str(token.attrs.get("id", "")), content))
-    return Rendered(title, md.renderer.render(tokens, md.options, env), tuple(headings))
+    html = md.renderer.render(tokens, md.options, env)
+    # a code block that scrolls sideways is reached by keyboard, as a wide table is
+    html = html.replace("<pre><code", '<pre tabindex="0"><code')
+    return Rendered(title, html, tuple(headings))

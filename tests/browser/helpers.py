@@ -98,8 +98,15 @@ class Site:
     def shot(self, page: Any, name: str) -> Path:
         self.screenshots.mkdir(parents=True, exist_ok=True)
         path = self.screenshots / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        # a long document (the fairness document, taller than Chromium draws in one piece in
+        # good time) is saved as the screen the reader sees, not whole
+        tall = page.evaluate("() => document.documentElement.scrollHeight") > FULL_PAGE_MAX_PX
+        page.screenshot(path=str(path), full_page=not tall)
         return path
+
+
+FULL_PAGE_MAX_PX = 8000
+"""The tallest page a screenshot takes whole."""
 
 
 def wait_for(what: str, check: Callable[[], T | None], timeout_s: float = 20.0) -> T:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from fnmatch import fnmatch
+from functools import cache
 from pathlib import Path
 
 from playwright.sync_api import Page
@@ -47,6 +48,12 @@ def same_allowed(key: str) -> bool:
 
 def catalog(lang: str) -> dict[str, str]:
     """Every message of one language, all areas together (key -> ICU message)."""
+    return dict(_catalog(lang))
+
+
+@cache
+def _catalog(lang: str) -> dict[str, str]:
+    """The catalogs are read once per test process (the scans of every page read them)."""
     out: dict[str, str] = {}
     for path in sorted((I18N / lang).glob("*.json")):
         out.update(json.loads(path.read_text(encoding="utf-8")))
@@ -96,6 +103,11 @@ def literal_runs(message: str) -> tuple[list[str], bool]:
 def english_texts(lang: str) -> dict[str, str]:
     """English text -> a key it comes from, for every key `lang` translates (keys the
     language's catalog lacks fall back to English on purpose, while they are translated)."""
+    return dict(_english_texts(lang))
+
+
+@cache
+def _english_texts(lang: str) -> dict[str, str]:
     en = catalog("en")
     own = catalog(lang)
     # The English a page shows on purpose: the messages the language does not have yet.
@@ -125,6 +137,13 @@ def english_texts(lang: str) -> dict[str, str]:
     return out
 
 
+@cache
+def _english_patterns(lang: str) -> tuple[tuple[str, str, re.Pattern[str]], ...]:
+    """:func:`english_texts` with each text's pattern compiled once per test process
+    (there are more of them than ``re``'s own cache keeps)."""
+    return tuple((e, key, re.compile(word(e))) for e, key in _english_texts(lang).items())
+
+
 def word(text: str) -> str:
     """A pattern finding `text` as whole words (no letter just before or after it)."""
     return r"(?<![^\W\d_])" + re.escape(text) + r"(?![^\W\d_])"
@@ -133,8 +152,10 @@ def word(text: str) -> str:
 def english_found(text: str, lang: str, allowed: set[str] = frozenset()) -> list[str]:
     """The English texts of the catalogs found in `text` as whole words ("key: text")."""
     found = []
-    for english, key in english_texts(lang).items():
-        match = re.search(word(english), text)
+    for english, key, pattern in _english_patterns(lang):
+        # the plain substring first: most texts are not on the page at all, and it is
+        # far quicker than the pattern's look-arounds at every position
+        match = pattern.search(text) if english in text else None
         if match:
             if any(english in name for name in allowed):
                 continue

@@ -1,4 +1,5 @@
-"""What the table's browser tests share: a recorder of what the board showed, the game's
+"""What the table's browser tests share: a recorder of what the board showed and of the
+steps at which a move control was live (and whether the seat was to act there), the game's
 events from the API, playing a Murlan seat, and checks of the page's words and layout."""
 
 from __future__ import annotations
@@ -7,9 +8,9 @@ import re
 import time
 from typing import Any
 
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
 
-from .helpers import Site
+from .helpers import Site, keep_pace
 
 # Kept by the page itself: every play the strip above the board showed (a MutationObserver
 # sees each one, since the page holds each play before the next), and every end-of-hand
@@ -22,8 +23,8 @@ RECORDER = r"""
   const seen = () => {
     // The step of the first view drawn: plays made before it are history, not shown live.
     const meta = document.getElementById('meta');
-    const step = meta && /step (\d+)/.exec(meta.textContent);
-    if (window.__since === null && step) window.__since = Number(step[1]);
+    const step = meta && meta.dataset.version;
+    if (window.__since === null && step) window.__since = Number(step);
     const strip = document.getElementById('last-play');
     if (strip) {
       const v = Number(strip.dataset.version);
@@ -43,6 +44,67 @@ RECORDER = r"""
   new MutationObserver(seen).observe(document, all);
 })();
 """
+
+# Kept by the page: the latest step shown (the view drawn, or a later event held on the
+# table) at every change of the screen where a move button (not Azi's "leave after this
+# hand", which is legal at any time) is enabled, and whether the seat's turn tag shows.
+LIVE_CONTROLS = r"""
+(() => {
+  window.__live = [];
+  window.__tagged = [];
+  const MOVES =
+    '#actions button[data-action]:not([data-action="leave"]):not([data-action="reset"])';
+  const shown = () => {
+    const meta = document.getElementById('meta');
+    const drawn = meta && meta.dataset.version ? Number(meta.dataset.version) : 0;
+    const top = document.querySelector('#log li .ver');
+    return Math.max(drawn, top ? Number(top.textContent) : 0);
+  };
+  const keep = (list, step) => {
+    if (list[list.length - 1] !== step) list.push(step);
+  };
+  const look = () => {
+    const live = [...document.querySelectorAll(MOVES)].some(
+      (b) => !b.disabled && b.getClientRects().length > 0,
+    );
+    if (live) keep(window.__live, shown());
+    for (const tag of document.querySelectorAll('#seats .seat .tag.turn')) {
+      const seat = Number(tag.closest('.seat').dataset.seat);
+      const step = shown();
+      const last = window.__tagged[window.__tagged.length - 1];
+      if (!last || last[0] !== seat || last[1] !== step) window.__tagged.push([seat, step]);
+    }
+  };
+  const all = { subtree: true, childList: true, attributes: true, characterData: true };
+  new MutationObserver(look).observe(document, all);
+})();
+"""
+
+# Moves seats make together (every seat decides, in any order): another seat's move in
+# between does not end this seat's turn.
+TOGETHER = {"Arranged", "Discarded"}
+
+
+def acts(event: dict[str, Any], seat: int) -> bool:
+    return event.get("seat") == seat or event.get("from_seat") == seat
+
+
+def stale(steps: list[int], events: list[dict[str, Any]], seat: int) -> list[str]:
+    """The steps at which the seat was not to act: after step N nothing may happen before
+    the seat's own next move but other seats' moves made together."""
+    found = []
+    last = events[-1]["version"] if events else 0
+    for step in steps:
+        if step >= last:
+            continue  # still the latest step: the test stopped there
+        after = [e for e in events if e["version"] > step]
+        own = next((i for i, e in enumerate(after) if acts(e, seat)), None)
+        between = after if own is None else after[:own]
+        others = [e for e in between if e["type"] not in TOGETHER]
+        if others:  # without a move of its own yet: only others' moves made together since
+            found.append(f"step {step}: next were {[e['type'] for e in after[:3]]}")
+    return found
+
 
 SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
 CARD_CODE = re.compile(r"\b(?:[2-9TJQKA][CDHS]|BJ|RJ)\b")
@@ -168,3 +230,16 @@ def shot_screen(page: Page, site: Site, name: str) -> None:
     """What the screen shows (not the whole page): a phone's view of the table."""
     site.screenshots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(site.screenshots / f"{name}.png"), full_page=False)
+
+
+def context(
+    browser: Browser, site: Site, size: ViewportSize, lang: str, phone: bool
+) -> BrowserContext:
+    """A browser context at ``size`` (a touch phone, or not) reading ``lang``, the
+    table's pace instant."""
+    made: BrowserContext = browser.new_context(
+        base_url=site.url, viewport=size, has_touch=phone, is_mobile=phone
+    )
+    made.set_default_timeout(20_000)
+    keep_pace(made, "instant", lang)
+    return made

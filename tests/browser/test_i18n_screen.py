@@ -26,6 +26,7 @@ import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -106,13 +107,15 @@ TOKEN = re.compile(r"(?<![\w-])(?=[\w-]*\d)[\w-]{16,}(?![\w-])")
 CARD = re.compile(r"(?<![\w-])(10|[2-9TJQKAÁDB])[♠♥♦♣]")
 
 
-def glossary_english(lang: str) -> set[str]:
+@cache
+def glossary_english(lang: str) -> frozenset[str]:
     """The English words the language's glossary says its players use (with the reason)."""
     english = json.loads((GLOSSARY / f"{lang}.json").read_text(encoding="utf-8"))["english"]
-    return {w.lower() for w in english}
+    return frozenset(w.lower() for w in english)
 
 
-def own_words(lang: str) -> set[str]:
+@cache
+def own_words(lang: str) -> frozenset[str]:
     words = {w.lower() for m in catalog(lang).values() for w in re.findall(r"[A-Za-z]+", m)}
     return words | glossary_english(lang)
 
@@ -121,8 +124,11 @@ def common_english(text: str, lang: str) -> list[str]:
     """The common English words in ``text`` (whole words: not part of a name, an id or a
     hyphenated or underscored token), with a little of what is around each."""
     allowed = own_words(lang)
+    lowered = text.lower()
     found = []
     for word in sorted(COMMON_ENGLISH - allowed):
+        if word not in lowered:  # quicker than the pattern, which needs the word in the text
+            continue
         match = re.search(rf"(?<![\w-]){word}(?![\w-])", text, re.I)
         if match:
             around = text[max(0, match.start() - 40) : match.end() + 40].replace("\n", " | ")

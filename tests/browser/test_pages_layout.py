@@ -24,6 +24,7 @@ from service.web import rules as rules_module
 
 from .conftest import SCREENSHOTS, build_app
 from .helpers import Site, collect_errors, wait_for
+from .screen_checks import assert_accessible
 
 # One worker runs the whole module, so its own site and tables are made once, not once a worker.
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("pages-layout")]
@@ -136,7 +137,9 @@ def assert_fits(page: Page, what: str) -> None:
 
 
 def shot(own: Own, page: Page, name: str) -> None:
+    """Every state the tests reach is saved and checked by axe-core (WCAG 2 AA)."""
     own.site.shot(page, f"pages-{name}")
+    assert_accessible(page, name)
 
 
 # -- the rules ---------------------------------------------------------------------------

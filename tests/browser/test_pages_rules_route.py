@@ -256,7 +256,7 @@ def test_the_fairness_document_page_renders_the_document_marked_english(
     text = client.get("/fairness/document").get_data(as_text=True)
     assert '<article class="doc" id="fairness-doc" lang="en">' in text
     assert '<h2 id="the-algorithm-exactly">The algorithm, exactly</h2>' in text
-    assert "<pre><code" in text and "cardroom-shuffle-v1" in text
+    assert '<pre tabindex="0"><code' in text and "cardroom-shuffle-v1" in text
     assert "\n## " not in text and "<!--" not in text and "vectors:begin" not in text
     # The fairness page itself links to it, the link marked English, and holds none of it.
     page = client.get("/fairness").get_data(as_text=True)

@@ -27,6 +27,10 @@ def finished_hazari(site: Site) -> str:
     return game_id
 
 
+def hazari_place(card: str) -> tuple[int, int]:
+    return (-"23456789TJQKA".index(card[0]), "CDHS".index(card[1]))
+
+
 def step_text(page: Page) -> str:
     return page.locator("#step-pos").inner_text()
 
@@ -54,13 +58,15 @@ def test_replay_of_a_finished_game(page: Page, site: Site) -> None:
         f"{robo['client_seed']} (derived by the server from its committed seed: "
         f"HMAC(server_seed, \u201cclient-seed:{robo['seat']}\u201d))"
     )
-    # The first deal's hands as dealt, all four of them, 13 cards each.
+    # The first deal's hands as dealt, all four of them, 13 cards each, sorted as Hazari's
+    # table sorts a hand: the highest rank first, then clubs, diamonds, hearts, spades.
     hands = page.locator("#hands .hand-row")
     expect(hands).to_have_count(4)
     first = replay["deals"][0]["hands"]
     for seat in range(4):
         cards = hands.nth(seat).locator(".card")
-        assert cards.evaluate_all("cs => cs.map(c => c.dataset.card)") == first[str(seat)]
+        shown = cards.evaluate_all("cs => cs.map(c => c.dataset.card)")
+        assert shown == sorted(first[str(seat)], key=hazari_place), shown
     expect(page.locator("#replay-board .card.played")).to_have_count(0)
     start = step_text(page)
 

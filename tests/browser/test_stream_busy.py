@@ -1,12 +1,13 @@
 """A table refused its live stream for capacity polls its view at the rate the server
-asks, shows the other players' moves all the same, and goes live again once a slot
-is free; the seat's own stream gets in while the spectators' are full."""
+asks, shows the other players' moves and the table messages all the same, and goes live
+again once a slot is free; the seat's own stream gets in while the spectators' are full."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Request, expect
 
@@ -146,3 +147,86 @@ def test_a_seat_whose_slots_are_full_plays_on_by_polling(
         for address in others[: small_doors.per_seat - 1]:
             small_doors.release(address, game_id, seat)
     assert not errors, errors
+
+
+# Kept by the page: for each seat, the run of message ids its bubble showed (None: none), a
+# new entry only when that changes (a seat box redrawn with its bubble is the same showing).
+BUBBLES = r"""
+(() => {
+  window.__bubbles = {};
+  const look = () => {
+    for (const box of document.querySelectorAll('#seats .seat[data-seat]')) {
+      const said = box.querySelector('.said');
+      const id = said ? said.dataset.id : null;
+      const runs = (window.__bubbles[box.dataset.seat] ||= []);
+      if (runs[runs.length - 1] !== id) runs.push(id);
+    }
+  };
+  const all = { subtree: true, childList: true, attributes: true, characterData: true };
+  new MutationObserver(look).observe(document, all);
+})();
+"""
+
+
+def test_a_polling_table_shows_what_a_seat_says_once(
+    browser: Browser, site: Site, small_doors: StreamSlots
+) -> None:
+    """A watcher refused its stream reads the table messages at each look: Bea's appears
+    beside her seat; once the stream is back, her next one comes on it, and neither is
+    shown twice."""
+    body = {"game": "murlan", "options": {"turn_timeout_s": "none"}}
+    game_id = site.api("POST", "/games", json=body)["game_id"]
+    tokens = [
+        site.api("POST", f"/games/{game_id}/seats", json={"name": name})["token"]
+        for name in ("Ada", "Bea")
+    ]
+    for n in (1, 2):
+        site.api("POST", f"/games/{game_id}/seats", json={"name": f"Robo {n}", "bot": True})
+    crowd = [f"198.51.100.{i}" for i in range(WATCHERS)]
+    for address in crowd:
+        small_doors.acquire(address, game_id)
+    watcher = browser.new_context(base_url=site.url, viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    said = f"/games/{game_id}/messages"
+    try:
+        keep_pace(watcher)
+        watcher.add_init_script(BUBBLES)
+        watching = collect_errors(watcher.new_page(), errors)
+        # the first look at the messages finds where they stand; what is said after it shows
+        with watching.expect_response(lambda r: r.url.endswith(said)):
+            watching.goto(f"/table/{game_id}")
+        conn = watching.locator("#conn")
+        expect(conn).to_have_class(re.compile(r"\bpoll\b"))
+        first = site.api("POST", said, tokens[1], json={"code": "good_luck"})
+        bea = watching.locator('#seats .seat[data-seat="1"] .said')
+        expect(bea).to_have_text("Good luck!")
+        expect(bea).to_have_attribute("data-id", first["id"])
+        expect(watching.locator("#seats .said")).to_have_count(1)  # beside Bea's seat only
+        expect(conn).to_have_class(re.compile(r"\bpoll\b"))  # still without its stream
+        site.shot(watching, "table-message-polling-desktop")
+        # the crowd leaves: the stream is back, and Bea's next message comes on it
+        for address in crowd:
+            small_doors.release(address, game_id)
+        crowd = []
+        expect(conn).to_have_class(re.compile(r"\blive\b"), timeout=40_000)
+        wait_for("Bea's next message allowed", lambda: _say_again(site, said, tokens[1]))
+        expect(bea).to_have_text("Thanks!")
+        runs = [i for i in watching.evaluate("window.__bubbles")["1"] if i is not None]
+        assert len(runs) == len(set(runs)) == 2 and runs[0] == first["id"], runs
+    finally:
+        for address in crowd:
+            small_doors.release(address, game_id)
+        watcher.close()
+        site.end_games({game_id})
+    assert not errors, errors
+
+
+def _say_again(site: Site, path: str, token: str) -> bool:
+    """Bea says "thanks" (False while her last message's gap is not over)."""
+    try:
+        site.api("POST", path, token, json={"code": "thanks"})
+    except httpx.HTTPStatusError as exc:
+        if exc.response.status_code == 429:
+            return False
+        raise
+    return True

@@ -32,6 +32,8 @@ export function statusText(v, c) {
       ? t('azi.status.bid', { amount: tb.bidding.highest, name: c.name(tb.bidding.leader) })
       : t('azi.status.noBid');
   }
+  if (tb.phase === 'settling' && tb.pot_winner !== null && tb.pot_winner !== undefined)
+    return t('azi.status.settling', { name: c.name(tb.pot_winner) });
   return phase(tb.phase);
 }
 
@@ -68,6 +70,61 @@ function lastTrick(c) {
   );
 }
 
+/** The pot, the trump and the highest bid (with ids on the board, without beside the hand). */
+function trumpFacts(v, c, onBoard) {
+  const tb = v.table;
+  return h(
+    'div',
+    { className: 'facts', id: onBoard ? 'trump' : null },
+    h('span', { className: 'pot', id: onBoard ? 'pot' : null }, t('azi.pot', { pot: tb.pot })),
+    tb.trump
+      ? h(
+          'span',
+          { className: 'fact' },
+          t('azi.trump', { suit: suitText(tb.trump) }),
+          ' ',
+          tb.trump_card ? cardView(tb.trump_card, 'small') : null,
+        )
+      : null,
+    tb.six_on_stage ? h('span', { className: 'tag turn' }, t('azi.sixOnStage')) : null,
+    // the last bidding's highest bid is history while an Azi's buy-ins are decided
+    tb.bidding.highest && tb.phase !== 'azi_buy_in'
+      ? h(
+          'span',
+          { className: 'fact' },
+          t('azi.highestBid', { amount: tb.bidding.highest, name: c.name(tb.bidding.leader) }),
+        )
+      : null,
+  );
+}
+
+/** An Azi replay: who deals it and what buying in costs. */
+function replayNotice(v, c) {
+  const tb = v.table;
+  if (!tb.azi) return null;
+  return h(
+    'p',
+    { className: 'notice' },
+    t('azi.replay', { dealer: c.name(tb.azi.dealer), price: tb.azi.price }),
+    tb.azi.in_replay.length
+      ? ` ${t('azi.inReplay', { names: nameList(tb.azi.in_replay.map(c.name)) })}`
+      : '',
+  );
+}
+
+/** What the player must see to decide, beside the hand on a phone. */
+export function decide(v, c) {
+  const tb = v.table;
+  const trick = tb.trick.length
+    ? h(
+        'div',
+        { className: 'decide-line' },
+        tb.trick.map((p) => h('span', { className: 'decide-play' }, cardView(p.card, 'small'), ` ${c.name(p.seat)}`)),
+      )
+    : null;
+  return [trumpFacts(v, c, false), replayNotice(v, c), trick];
+}
+
 export function board(v, c) {
   const tb = v.table;
   const facts = h(
@@ -80,28 +137,8 @@ export function board(v, c) {
     h('span', { className: 'fact' }, t('azi.fact.phase', { phase: phase(tb.phase) })),
     h('span', { className: 'fact' }, t('azi.fact.ante', { ante: tb.ante, min: tb.min_bet })),
   );
-  const trump = h(
-    'div',
-    { className: 'facts', id: 'trump' },
-    h('span', { className: 'pot', id: 'pot' }, t('azi.pot', { pot: tb.pot })),
-    tb.trump
-      ? h(
-          'span',
-          { className: 'fact' },
-          t('azi.trump', { suit: suitText(tb.trump) }),
-          ' ',
-          tb.trump_card ? cardView(tb.trump_card, 'small') : null,
-        )
-      : null,
-    tb.six_on_stage ? h('span', { className: 'tag turn' }, t('azi.sixOnStage')) : null,
-    tb.bidding.highest
-      ? h(
-          'span',
-          { className: 'fact' },
-          t('azi.highestBid', { amount: tb.bidding.highest, name: c.name(tb.bidding.leader) }),
-        )
-      : null,
-  );
+  const trump = trumpFacts(v, c, true);
+  const azi = replayNotice(v, c);
   const trick = tb.trick.length
     ? h(
         'div',
@@ -121,23 +158,13 @@ export function board(v, c) {
         { className: 'hint', id: 'trick' },
         tb.phase === 'playing' ? t('azi.trick.leads', { name: c.name(tb.turn) }) : '',
       );
-  const azi = tb.azi
-    ? h(
-        'p',
-        { className: 'notice' },
-        t('azi.replay', { dealer: c.name(tb.azi.dealer), price: tb.azi.price }),
-        tb.azi.in_replay.length
-          ? ` ${t('azi.inReplay', { names: nameList(tb.azi.in_replay.map(c.name)) })}`
-          : '',
-      )
-    : null;
   const winner =
     tb.pot_winner !== null && tb.pot_winner !== undefined
       ? h('p', {}, t('azi.potWinner', { name: c.name(tb.pot_winner) }))
       : null;
   const table = h(
     'table',
-    { className: 'list', 'aria-label': t('azi.players') },
+    { className: 'list', tabindex: '0', 'aria-label': t('azi.players') },
     h(
       'thead',
       {},
@@ -322,6 +349,9 @@ export function you(v, c) {
     actions.push(
       h('p', { className: 'hint' }, playable.length ? t('azi.hint.play') : t('azi.hint.discard')),
     );
+  } else if (of('buy_in').length || of('decline').length) {
+    // the hand held is the last deal's: the replay deals those who buy in new cards
+    actions.push(h('p', { className: 'hint' }, t('azi.hint.buyIn')));
   } else if (hand.length && legal.length) {
     actions.push(h('p', { className: 'hint' }, t('azi.hint.cardsLater')));
   }

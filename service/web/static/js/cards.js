@@ -104,6 +104,24 @@ export function runOrder(cards, combination = 'straight') {
   return list.sort((a, b) => place(a) - place(b));
 }
 
+/** Where each game's table puts a card in a hand (as its engine sorts the seat's hand):
+ * Murlan low to high, 3 … A 2, the jokers last; Hazari the highest rank first; Azi by
+ * suit, low to high within it. Within a rank (or suit), clubs, diamonds, hearts, spades. */
+const HAND_ORDER = {
+  murlan: (c) => (c[1] === 'J' ? 100 + (c === 'RJ' ? 1 : 0) : '3456789TJQKA2'.indexOf(c[0]) * 4 + 'CDHS'.indexOf(c[1])),
+  hazari: (c) => (12 - '23456789TJQKA'.indexOf(c[0])) * 4 + 'CDHS'.indexOf(c[1]),
+  azi: (c) => 'CDHS'.indexOf(c[1]) * 13 + '23456789TJQKA'.indexOf(c[0]),
+};
+
+/** A hand in the order the game's table shows it (hidden cards keep their place last). */
+export function handOrder(game, cards) {
+  const place = HAND_ORDER[game];
+  const list = [...(cards || [])];
+  if (!place) return list;
+  const at = (c) => (c === '??' ? 1000 : place(c));
+  return list.sort((a, b) => at(a) - at(b));
+}
+
 /** Cards as text, e.g. "10♦ A♠". */
 export function cardText(cards) {
   return (cards || [])

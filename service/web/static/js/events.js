@@ -1,6 +1,6 @@
 // One sentence per event, for the table's log and the replay, from the "events" catalog.
 import { cardText, runOrder, suitText } from './cards.js';
-import { has, number, t } from './i18n.js';
+import { has, list, number, t } from './i18n.js';
 
 /** A seat's display name from a list of seats ({seat, name}). */
 export function seatName(seats, seat) {
@@ -11,15 +11,7 @@ export function seatName(seats, seat) {
 
 /** Names joined as the player's language joins a list ("Ana, Bo and Cy"). */
 export function nameList(names) {
-  const items = (names || []).map(String);
-  try {
-    return new Intl.ListFormat(document.documentElement.lang || 'en', {
-      style: 'long',
-      type: 'conjunction',
-    }).format(items);
-  } catch {
-    return items.join(', ');
-  }
+  return list(names);
 }
 
 /** "Ana 3, Bo 0, Cy −2": one number per seat, each by its player's name. */
@@ -205,6 +197,7 @@ export function describe(e, seats) {
     case 'PotSettled':
       return t('events.PotSettled', {
         pot: e.pot,
+        amount: (e.payouts || [])[e.winner] ?? 0,
         name: who(e.winner),
         payouts: byName(seats, e.payouts),
       });

@@ -75,7 +75,7 @@ export function board(v, c) {
   );
   const scores = h(
     'table',
-    { className: 'list', 'aria-label': t('hazari.scores') },
+    { className: 'list', tabindex: '0', 'aria-label': t('hazari.scores') },
     h(
       'thead',
       {},
@@ -116,6 +116,27 @@ export function board(v, c) {
       ]
     : [h('p', { className: 'hint' }, t('hazari.roundsLater'))];
   return [facts, h('h3', {}, t('hazari.scores')), scores, ...last];
+}
+
+/** What the player may want to see while arranging, beside the hand on a phone: the last
+ * deal, round by round, in a line each. */
+export function decide(v, c) {
+  const last = v.table.last_deal;
+  if (!last) return null;
+  return [
+    h('p', { className: 'decide-title' }, t('hazari.lastDeal', { deal: last.deal + 1 })),
+    h(
+      'ol',
+      { className: 'decide-rounds' },
+      last.rounds.map((r) =>
+        h(
+          'li',
+          {},
+          t('hazari.round', { round: r.round, name: c.name(r.winner), count: r.points }),
+        ),
+      ),
+    ),
+  ];
 }
 
 function swapCards(a, b) {
@@ -234,6 +255,8 @@ export function you(v, c) {
   if (tb.phase === 'arranging' && tb.arrangement) {
     return [readOnlyGroups(tb.arrangement), h('p', { className: 'hint' }, t('hazari.saidUp'))];
   }
+  if (tb.phase === 'arranging' && c.seat !== null && (tb.said_up || [])[c.seat])
+    return [cardRow(hand), h('p', { className: 'hint' }, t('hazari.saidUp'))];
   if (tb.phase !== 'arranging' || !suggestion) {
     return [
       cardRow(hand),
@@ -254,10 +277,11 @@ export function you(v, c) {
     picked = null;
   }
   const keys = working.groups.map(groupKey);
+  // Say up and the order's verdict are the moves; how to arrange follows the groups (on a
+  // phone the moves come first, above the groups).
   const actions = h(
     'div',
     {},
-    h('p', { className: 'hint' }, t('hazari.hint.arrange')),
     h(
       'div',
       { className: 'moves' },
@@ -292,7 +316,7 @@ export function you(v, c) {
       ),
     ),
   );
-  return [groupsEditor(c), actions];
+  return [[groupsEditor(c), h('p', { className: 'hint' }, t('hazari.hint.arrange'))], actions];
 }
 
 export function onKey(event, v, c) {

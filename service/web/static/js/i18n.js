@@ -144,6 +144,21 @@ export function number(value) {
   return new Intl.NumberFormat(formatLocale()).format(value);
 }
 
+/** Items joined as the player's language joins a list: `and` ("Ana, Bo and Cy") or `unit`
+ * ("Ana 3, Bo 0"). Intl's own patterns where the browser has the language's data (some
+ * builds carry only the larger languages); otherwise the catalog's `common.listAnd`, so a
+ * Nepali or Albanian sentence never shows an English "and". */
+export function list(items, kind = 'and') {
+  const words = (items || []).map(String);
+  const tag = locale();
+  if (Intl.ListFormat && Intl.ListFormat.supportedLocalesOf([tag]).length) {
+    const options = kind === 'unit' ? { style: 'short', type: 'unit' } : { type: 'conjunction' };
+    return new Intl.ListFormat(tag, options).format(words);
+  }
+  if (kind === 'unit' || words.length < 2) return words.join(', ');
+  return t('common.listAnd', { rest: words.slice(0, -1).join(', '), last: words[words.length - 1] });
+}
+
 /** Put the messages into the page's static text: `data-i18n="key"` sets the text, and
  * `data-i18n-attr="placeholder=key;aria-label=key"` sets attributes. */
 export function translatePage(root = document) {

@@ -5,6 +5,7 @@ import { $, fill, h } from './dom.js';
 import { offerSeed, seedToSend } from './seed.js';
 import { loadCatalogs, locale, t, translatePage } from './i18n.js';
 import { Said, errorText } from './problems.js';
+import { setUpQuickPlay } from './quickplay.js';
 
 const PAGE_SIZE = 10; // each listed game costs one more request: stay well inside the rate limit
 const NAME_KEY = 'cardroom.name';
@@ -143,13 +144,36 @@ function lastActivity(item) {
   return item.summary.last_event_at ?? item.summary.created_at ?? 0;
 }
 
+/** A game in play where no person is present any more: every seat is a bot's or away
+ * (bots play out the seats of the players who left). */
+function botsOnly(view) {
+  const away = view.away || [];
+  return (
+    view.status === 'playing' &&
+    view.seats.length > 0 &&
+    view.seats.every((s) => s.bot || away.includes(s.seat))
+  );
+}
+
 /** Which group a game is listed in: open and playing games that moved lately first,
- * then quiet ones, then finished, then abandoned. */
+ * then quiet ones, then those only bots still play, then finished, then abandoned. */
 function groupOf(item, now) {
   const { view } = item;
-  if (view.abandoned) return 3;
-  if (view.status === 'ended' || view.status === 'archived') return 2;
+  if (view.abandoned) return 4;
+  if (view.status === 'ended' || view.status === 'archived') return 3;
+  if (botsOnly(view)) return 2;
   return now - lastActivity(item) > QUIET_MS ? 1 : 0;
+}
+
+function statusTag(view) {
+  if (botsOnly(view))
+    return h(
+      'span',
+      { className: 'tag status-bots', title: t('play.lobby.botsOnlyTitle') },
+      t('play.lobby.botsOnly'),
+    );
+  const key = statusKey(view);
+  return h('span', { className: `tag status-${key || 'other'}` }, key ? t(`lobby.state.${key}`) : view.status);
 }
 
 function statusKey(view) {
@@ -249,7 +273,6 @@ function actionsCell(view, refreshRow) {
 
 function gameRow(item) {
   const { view, summary } = item;
-  const key = statusKey(view);
   const age = h('div', {
     className: 'hint age',
     dataset: {
@@ -271,11 +294,7 @@ function gameRow(item) {
     h(
       'td',
       { className: 'status-cell' },
-      h(
-        'span',
-        { className: `tag status-${key || 'other'}` },
-        key ? t(`lobby.state.${key}`) : view.status,
-      ),
+      statusTag(view),
       summary.created_at != null ? age : null,
     ),
     actionsCell(view, async () => {
@@ -352,7 +371,8 @@ function start() {
   window.setInterval(refreshAges, 15_000);
 }
 
-loadCatalogs(['common', 'lobby', 'problems']).then(() => {
+loadCatalogs(['common', 'lobby', 'problems', 'play']).then(() => {
   translatePage();
+  setUpQuickPlay();
   start();
 });

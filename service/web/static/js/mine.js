@@ -3,7 +3,7 @@
 // this browser with one click (verifier.js, from its replay document alone).
 import { gamePath, getJson, heldGames, seatOf } from './api.js';
 import { $, fill, h } from './dom.js';
-import { loadCatalogs, locale, t, translatePage } from './i18n.js';
+import { list, loadCatalogs, t, translatePage } from './i18n.js';
 import { verifyReplay } from './verifier.js';
 import { verificationView } from './verifier-view.js';
 
@@ -14,9 +14,9 @@ function nameOf(seats, s) {
 }
 
 function figures(seats, values) {
-  const list = new Intl.ListFormat(locale(), { style: 'short', type: 'unit' });
-  return list.format(
+  return list(
     seats.map((s, i) => t('replay.nameFigure', { name: nameOf(seats, i), value: values[i] ?? 0 })),
+    'unit',
   );
 }
 
@@ -26,9 +26,7 @@ function resultText(view) {
   if (view.game === 'azi') return r.results ? t('replay.results', { list: figures(seats, r.results) }) : '';
   if (!r.scores) return '';
   const winners = r.winners || [];
-  const names = new Intl.ListFormat(locale(), { type: 'conjunction' }).format(
-    winners.map((s) => nameOf(seats, s)),
-  );
+  const names = list(winners.map((s) => nameOf(seats, s)));
   return winners.length
     ? t('replay.winnersAndScores', { count: winners.length, names, list: figures(seats, r.scores) })
     : t('replay.finalScores', { list: figures(seats, r.scores) });
@@ -108,7 +106,7 @@ async function start() {
   fill($('#games'), views.map(({ id, held, view }) => row(id, held, view)));
 }
 
-loadCatalogs(['common', 'replay', 'verifier', 'mine']).then(() => {
+loadCatalogs(['common', 'replay', 'verifier', 'mine', 'stats']).then(() => {
   translatePage();
   start();
 });

@@ -136,7 +136,7 @@ export function board(v, c) {
   }
   const scores = h(
     'table',
-    { className: 'list', 'aria-label': t('murlan.scores') },
+    { className: 'list', tabindex: '0', 'aria-label': t('murlan.scores') },
     h(
       'thead',
       {},
@@ -156,6 +156,26 @@ export function board(v, c) {
     ),
   );
   return [facts, centre, out, exchange, h('h3', {}, t('murlan.scores')), scores];
+}
+
+/** What the player must see to decide, beside the hand on a phone: the play to beat. */
+export function decide(v, c) {
+  const tb = v.table;
+  if (!tb.table) return null;
+  return h(
+    'div',
+    { className: 'decide-line' },
+    cardRow(runOrder(tb.table.cards, tb.table.combination), 'small'),
+    h(
+      'span',
+      {},
+      t('murlan.table.toBeat', {
+        kind: kindName(tb.table.combination),
+        name: c.name(tb.table.seat),
+        passes: tb.table.passes || 0,
+      }),
+    ),
+  );
 }
 
 /** The legal plays, grouped by kind, every one a button that selects its cards. */
@@ -252,9 +272,10 @@ export function you(v, c) {
     );
   } else if (plays.length || canPass) {
     let hint;
+    // Play is pressed only for a selection this page calls legal (the server would refuse others).
+    const ok = chosen.length > 0 && plays.some((p) => sameCards(p, chosen));
     if (!plays.length) hint = t('murlan.hint.onlyPass');
     else if (chosen.length) {
-      const ok = plays.some((p) => sameCards(p, chosen));
       hint = t(ok ? 'murlan.hint.legal' : 'murlan.hint.illegal', { cards: cardText(chosen) });
     } else hint = t('murlan.hint.select');
     actions.push(
@@ -277,7 +298,7 @@ export function you(v, c) {
           {
             type: 'button',
             className: plays.length ? 'primary' : '',
-            disabled: chosen.length === 0 || !plays.length,
+            disabled: !ok,
             dataset: { focus: 'play', action: 'play' },
             onclick: async () => {
               if (await c.submit({ action: 'play', cards: chosen })) selected.clear();

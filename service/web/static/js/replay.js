@@ -1,11 +1,11 @@
 // The replay viewer: every deal as dealt, every move, step by step, and the
 // server's verification of the shuffle.
 import { gamePath, getJson, seatOf } from './api.js';
-import { cardRow, cardText, cardView, runOrder, suitText } from './cards.js';
+import { cardRow, cardText, cardView, handOrder, runOrder, suitText } from './cards.js';
 import { $, fill, gameIdFromPath, h } from './dom.js';
 import { describe, seatName } from './events.js';
 import { describeGroup } from './hazari-eval.js';
-import { has, loadCatalogs, locale, t, translatePage } from './i18n.js';
+import { has, list, loadCatalogs, t, translatePage } from './i18n.js';
 import { errorText } from './problems.js';
 import { verifyReplay } from './verifier.js';
 import { verificationView } from './verifier-view.js';
@@ -32,13 +32,12 @@ function compareVerdicts() {
 const name = (s) => seatName(doc.seats, s);
 /** "Ann 120, Bob 80": each seat's figure, listed the player's way. */
 function figures(values) {
-  const list = new Intl.ListFormat(locale(), { style: 'short', type: 'unit' });
-  return list.format(
+  return list(
     doc.seats.map((s) => t('replay.nameFigure', { name: name(s.seat), value: values[s.seat] })),
+    'unit',
   );
 }
-const names = (seats) =>
-  new Intl.ListFormat(locale(), { type: 'conjunction' }).format(seats.map(name));
+const names = (seats) => list(seats.map(name));
 
 /** The table after events[0..upto], as far as the viewer needs it. */
 function fold(upto) {
@@ -160,8 +159,8 @@ function handsView(st) {
     .sort((a, b) => Number(a) - Number(b))
     .map((key) => {
       const s = Number(key);
-      const dealt = st.deal.hands[key];
-      const gained = st.gained[s] || [];
+      const dealt = handOrder(doc.game, st.deal.hands[key]);
+      const gained = handOrder(doc.game, st.gained[s] || []);
       return h(
         'div',
         { className: 'hand-row', dataset: { seat: key } },

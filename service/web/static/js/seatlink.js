@@ -46,10 +46,16 @@ export function linkCopied(gameId) {
 
 /** Open the seat a link's token holds: ask the game which seat it opens (the seat's own
  * view), keep {token, seat, name} in this browser and return it. A token the game
- * refuses gives a message instead (and null). */
-export async function adoptSeat(gameId, token) {
+ * refuses, or one damaged on the way, gives a message instead (and null) that says
+ * plainly what this page shows now: the seat `held` here before (if any), or the table
+ * as a spectator. */
+export async function adoptSeat(gameId, token, held = null) {
+  const kept = held ? { seat: held.seat + 1 } : null;
   if (!token) {
-    return { seat: null, message: t('seats.link.malformed') };
+    return {
+      seat: null,
+      message: kept ? t('play.link.damagedKept', kept) : t('seats.link.malformed'),
+    };
   }
   try {
     const view = await getJson(gamePath(gameId), token);
@@ -59,10 +65,24 @@ export async function adoptSeat(gameId, token) {
     return { seat, message: '' };
   } catch (error) {
     if (error instanceof ApiProblem && (error.status === 401 || error.status === 403)) {
-      return { seat: null, message: t('seats.link.refused') };
+      return {
+        seat: null,
+        message: kept ? t('play.link.refusedKept', kept) : t('seats.link.refused'),
+      };
     }
     return { seat: null, message: t('seats.link.failed', { reason: errorText(error) }) };
   }
+}
+
+/** A seat link pasted into this very tab changes only the address's fragment (no page
+ * load): take its token out of the address and open its seat too. `opened(adopted)` gets
+ * what {@link adoptSeat} returns. */
+export function watchSeatLinks(gameId, held, opened) {
+  window.addEventListener('hashchange', async () => {
+    const token = takeTokenFromAddress();
+    if (token === null) return;
+    opened(await adoptSeat(gameId, token, held()));
+  });
 }
 
 /** The seat link panel: open, as a warning, until the link was copied; then folded. */

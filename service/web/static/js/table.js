@@ -19,8 +19,10 @@ import * as hazari from './hazari.js';
 import * as murlan from './murlan.js';
 import { has, loadCatalogs, t, translatePage } from './i18n.js';
 import { errorText } from './problems.js';
+import { keepFocus, setUpKeys } from './keys.js';
 import { holdFor, keepPace, pickPace, Player, SHOWN } from './pace.js';
 import { seatTools } from './seattools.js';
+import { effectsBeforeMove, effectsOnEvent, effectsOnView, setUpEffects } from './effects.js';
 import { offerSeed, seedToSend } from './seed.js';
 import { HAND_ENDS, MATCH_ENDS, summaryContent } from './summary.js';
 
@@ -31,6 +33,8 @@ const LOG_SIZE = 80;
 /** Events that put cards (or a seat's decision) on the table: the strip above the board
  * shows the latest of them until the next one. */
 const PLAYS = new Set([...SHOWN, 'ExchangeSkipped', 'PotWon', 'AziDeclared']);
+/** Moves a seat may make whether or not it is to act (Azi's leaving after the hand). */
+const OUT_OF_TURN = new Set(['leave']);
 const EXCHANGE = new Set(['CardGiven', 'CardGivenBack', 'ExchangeSkipped']);
 
 const gameId = gameIdFromPath();
@@ -46,11 +50,17 @@ const log = new Map(); // version -> sentence
 let logPrefilled = false;
 let recent = null; // the latest play shown: an event
 let summary = null; // the open end-of-hand panel: {event, version, exchange, stacks, …}
+let keepHand = false; // your turn came and you have not scrolled since (keepHandInView)
 let summaryClosed = -1; // the version of the last panel the player closed
 const exchanges = new Map(); // Murlan hand number -> its exchange events
 let dealNo = null; // the current Murlan hand (from HandDealt)
 let aziHand = null; // the current Azi hand (from AntesPaid)
 const potHands = new Map(); // Azi: a PotSettled's version -> the hand it closed
+// The view is the truth, as far as it goes: the events drawn after it (held at the pace)
+// and this seat's own answered move may have passed a turn it still shows.
+let beyond = []; // the events shown that are newer than the drawn view
+let movedUpTo = 0; // this seat's last answered move made the game's version this
+let unsent = false; // a move failed for want of a connection: said until the stream is back
 
 const token = () => (seat ? seat.token : undefined);
 
@@ -111,6 +121,8 @@ function statusLine(v, c) {
         : t('table.status.waiting', { names: others }),
       false,
     ];
+  // Past the drawn view's turn (the plays after it are being shown): what just happened.
+  if (beyond.length) return [describe(beyond[beyond.length - 1], v.seats), false];
   return [detail || t('table.status.dealing'), false];
 }
 
@@ -196,18 +208,47 @@ function renderSummary() {
   );
 }
 
+/** Whether seat `s` is still to act in the drawn view `v`, given what was shown since:
+ * in a turn taken one seat at a time any later event ends it; where several seats decide
+ * together (Hazari's arranging, an Azi replay's offer) only their own move does. */
+function stillToAct(v, s) {
+  if (!v.to_act.includes(s)) return false;
+  if (seat && s === seat.seat && v.version < movedUpTo) return false;
+  const together = v.to_act.length > 1;
+  return beyond.every(
+    (e) => together && SHOWN.has(e.type) && e.seat !== s && v.to_act.includes(e.seat),
+  );
+}
+
+/** The view as the page may draw it: no seat to act whose turn has passed, and this
+ * seat's moves only while its turn is still open. */
+export function asDrawn(v) {
+  if (!beyond.length && v.version >= movedUpTo) return v;
+  const toAct = v.to_act.filter((s) => stillToAct(v, s));
+  const mine = seat !== null && toAct.includes(seat.seat);
+  let table = v.table;
+  if (table && Array.isArray(table.said_up)) {
+    const saidUp = [...table.said_up];
+    for (const e of beyond) if (e.type === 'Arranged' && Number.isInteger(e.seat)) saidUp[e.seat] = true;
+    if (seat && v.version < movedUpTo && v.to_act.includes(seat.seat)) saidUp[seat.seat] = true;
+    table = { ...table, said_up: saidUp };
+  }
+  const legal = (v.legal_moves || []).filter((m) => mine || OUT_OF_TURN.has(m.action));
+  return { ...v, table, to_act: toAct, legal_moves: legal };
+}
+
 function render() {
   if (!view) return;
-  const v = view;
+  const v = asDrawn(view);
   const c = ctx();
   const mod = MODULES[v.game];
   const gameName = has(`common.game.${v.game}`) ? t(`common.game.${v.game}`) : v.game;
   document.title = t('table.docTitle', { game: gameName });
   $('#title').textContent = gameName;
-  $('#meta').textContent =
-    c.seat !== null
-      ? t('table.meta.seat', { id: v.game_id, version: v.version, seat: c.seat + 1 })
-      : t('table.meta.watching', { id: v.game_id, version: v.version });
+  const meta = $('#meta');
+  meta.textContent =
+    c.seat !== null ? t('table.meta.seat', { seat: c.seat + 1 }) : t('table.meta.watching');
+  meta.dataset.version = String(v.version); // the game's version drawn (for tools and tests)
   const replay = $('#replay-link');
   replay.href = `/replay/${encodeURIComponent(gameId)}`;
   replay.hidden = v.status !== 'ended';
@@ -226,24 +267,64 @@ function render() {
   );
   fill($('#board'), lastPlay(v), mod.board(v, c));
   const you = $('#you');
+  const turnComes = mine && !you.classList.contains('mine');
   you.hidden = c.seat === null || v.status === 'seating';
   you.classList.toggle('mine', mine);
   you.dataset.game = v.game;
   document.body.classList.toggle('my-turn', mine && !you.hidden);
   if (!you.hidden) {
+    const hadFocus = you.contains(document.activeElement);
     const [hand, actions] = mod.you(v, c);
+    fill($('#decide'), mine && mod.decide ? mod.decide(v, c) : null);
     fill($('#hand'), hand);
     fill($('#actions'), actions);
+    keepFocus(hadFocus);
   }
   tools.render(v, seat);
+  effectsOnView(v, c.seat);
   renderSummary();
+  // last: what is drawn above the hand (a hand's summary, the tools) has its height now
+  if (turnComes && !you.hidden) {
+    keepHand = true;
+    showHand(you);
+  }
+  if (!mine) keepHand = false;
+}
+
+/** Your turn has come: bring your hand, your moves and what you must see to decide into
+ * view (on a phone they sit below the table; on a desktop they are already there). */
+function showHand(you) {
+  const box = you.getBoundingClientRect();
+  if (box.top >= 0 && box.bottom <= window.innerHeight) return;
+  you.scrollIntoView({ block: box.height <= window.innerHeight ? 'end' : 'start' });
+}
+
+const SCROLL_KEYS = new Set(['PageUp', 'PageDown', 'Home', 'End', 'ArrowUp', 'ArrowDown']);
+
+/** Until you scroll yourself, your turn's hand stays on the screen when something drawn
+ * above it later (a hand's summary, the seat-link notice, the table's messages) grows or
+ * shrinks the page: it would otherwise push your moves out of sight. */
+function keepHandInView() {
+  const you = $('#you');
+  const letGo = () => {
+    keepHand = false;
+  };
+  window.addEventListener('wheel', letGo, { passive: true });
+  window.addEventListener('touchmove', letGo, { passive: true });
+  window.addEventListener('keydown', (event) => {
+    if (SCROLL_KEYS.has(event.key) && !event.target.matches('input, select, textarea')) letGo();
+  });
+  new ResizeObserver(() => {
+    if (keepHand && !you.hidden && you.classList.contains('mine')) showHand(you);
+  }).observe(document.body);
 }
 
 /** Draw a view the stream sent (once the events before it have been shown). */
 function showView(next) {
   if (view && next.version < view.version) return; // an older answer arrived late
-  const same = view && next.version === view.version && next.seat === view.seat;
+  const same = view && next.version === view.version && next.seat === view.seat && !beyond.length;
   view = next;
+  beyond = beyond.filter((e) => e.version > next.version);
   if (summary && !summary.final) {
     if (summary.stacks === null && next.table && next.table.seats)
       summary.stacks = next.table.seats.map((s) => s.stack);
@@ -295,9 +376,11 @@ function showEvent(event, live) {
     openSummary(event, !fresh);
   }
   if (!fresh) return 0;
+  if (!beyond.some((e) => e.version === event.version)) beyond.push(event);
   if (PLAYS.has(event.type)) recent = event;
   if (MATCH_ENDS.has(event.type)) summary = null; // the final standings follow with the view
   render();
+  effectsOnEvent(event, seat ? seat.seat : null);
   return holdFor(event, pace, seat ? seat.seat : null, player.pending);
 }
 
@@ -365,8 +448,14 @@ async function submit(move) {
   if (!seat || busy) return false;
   busy = true;
   showMoveError('');
+  unsent = false;
   try {
-    await submitMove(gameId, seat.token, move);
+    effectsBeforeMove(move);
+    const answer = await submitMove(gameId, seat.token, move);
+    // The answer is the truth: this turn is over, whatever the drawn view still says.
+    movedUpTo = Math.max(movedUpTo, Number(answer && answer.version) || (view ? view.version + 1 : 0));
+    busy = false;
+    render();
     pollSoon(); // while polling, the table shows the move at once, not at the next look
     return true;
   } catch (error) {
@@ -376,7 +465,11 @@ async function submit(move) {
       showMoveError(problemText(error), extra);
       if (error.status === 401 || error.status === 403) await tokenRefused(error);
     } else {
-      showMoveError(t('table.error.notSent', { reason: errorText(error) }));
+      // Not a refusal: the server could not be reached. Said plainly, until the stream is back.
+      showMoveError(t('table.error.notSent'));
+      unsent = true;
+      // and the stream is asked for again: the message goes with its first view
+      if (controller) controller.abort();
     }
     return false;
   } finally {
@@ -423,7 +516,8 @@ function showMissing(expired = false) {
 // -- polling, while the server has no stream to spare ------------------------------------------
 // A stream refused for capacity (429 with `fallback: "poll"`) is not asked for again and
 // again: the table reads its view every `poll_after_s` seconds instead (and the events
-// since the last one, for the log), then tries the stream again, waiting longer each time.
+// since the last one, for the log, and the table messages said since the last one heard),
+// then tries the stream again, waiting longer each time.
 const STREAM_AGAIN_MAX_MS = 5 * 60 * 1000;
 let pollWake = null; // resolves the wait between two polls early (after the player's own move)
 let streamNow = false; // leave polling for the stream at once (the seat changed)
@@ -444,15 +538,20 @@ function pollPause(ms) {
   });
 }
 
-/** One look at the game: its view and, when it moved, the events since the last look. */
+/** One look at the game: its view and, when it moved, the events since the last look; and
+ * the table messages said since the last one heard (the live stream's `message` lines). */
 async function pollOnce() {
   const next = await getJson(gamePath(gameId), token());
+  // table talk is not the game: a look at it that fails is made again at the next one
+  await tools.pollMessages(token()).catch(() => {});
   if (lastVersion && next.version > lastVersion) {
     const page = await getJson(`${gamePath(gameId)}/events?after=${lastVersion}`, token());
     for (const event of page.events)
       if (event.version <= next.version) player.push({ kind: 'event', event });
   }
   lastVersion = Math.max(lastVersion, next.version);
+  if (unsent) showMoveError('');
+  unsent = false;
   player.push({ kind: 'view', view: next });
   return next;
 }
@@ -496,11 +595,15 @@ async function live() {
         refusals = 0;
         if (line.kind === 'view') {
           setConn('live', 'table.conn.live');
+          if (unsent) showMoveError('');
+          unsent = false;
           lastVersion = Math.max(lastVersion, line.view.version);
           player.push(line);
         } else if (line.kind === 'event') {
           lastVersion = Math.max(lastVersion, line.event.version);
           player.push(line);
+        } else if (line.kind === 'message') {
+          tools.heard(line.message);
         } else if (line.kind === 'end') {
           finished = true;
         }
@@ -559,7 +662,12 @@ async function join(event) {
 
 async function start() {
   seat = (await tools.start()) || seat;
+  tools.onSeatLink((opened) => {
+    seat = opened; // the stream starts again as this seat; its first view redraws the table
+    restartStream();
+  });
   translatePage();
+  setUpEffects();
   pace = pickPace();
   const paceSelect = $('#pace');
   paceSelect.value = pace;
@@ -574,6 +682,8 @@ async function start() {
     renderSummary();
   });
   $('#join-form').addEventListener('submit', join);
+  setUpKeys();
+  keepHandInView();
   $('#join-form').elements.name.value = window.localStorage.getItem('cardroom.name') || '';
   offerSeed($('#join-form').elements.client_seed);
   document.addEventListener('keydown', (event) => {

@@ -3,7 +3,7 @@
 // times turns out by), corrected by the difference from this device's clock, measured
 // once from the table page's X-Cardroom-Clock-Ms header (or its Date header without it).
 import { $ } from './dom.js';
-import { t } from './i18n.js';
+import { list, t } from './i18n.js';
 
 const URGENT_S = 10;
 let offsetMs = 0; // server clock minus this device's clock, when it matters
@@ -44,15 +44,8 @@ function clockText(seconds) {
   return `${m}:${s}`;
 }
 
-function names(list) {
-  try {
-    return new Intl.ListFormat(document.documentElement.lang || 'en', {
-      style: 'long',
-      type: 'conjunction',
-    }).format(list);
-  } catch {
-    return list.join(', ');
-  }
+function names(items) {
+  return list(items);
 }
 
 function tick() {
