@@ -12,10 +12,12 @@ PYTEST_ARGS ?=
 # rather than compile everything again in each, wherever the environment says not to.
 unexport PYTHONDONTWRITEBYTECODE
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml client/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	# the client package (its own distribution, see client/) and its cardroom-bot command
+	$(BIN)/python -m pip install -q -e ./client
 	touch $(STAMP)
 
 install: $(STAMP)

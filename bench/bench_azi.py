@@ -10,7 +10,8 @@ Run ``.venv/bin/python -m bench.bench_azi`` (about a minute) or with
 - *Bot vs random*: one bot against three such random players at a 4-seat
   table with the default options, match after match until enough hands are
   played. Reports the bot's average chip result per hand (with its standard
-  error) and the share of pots it won.
+  error), the share of pots it won, and how often its bets put in its whole
+  stack (on the match's first hand, a full stack, the bot never should).
 """
 
 from __future__ import annotations
@@ -55,6 +56,15 @@ class MatchStats:
     hand_results: list[int] = field(default_factory=list)
     """Chip result of the watched seat for each hand it was dealt in."""
     pots_won: int = 0
+    bets: int = 0
+    """The watched seat's bets…"""
+    all_in: int = 0
+    """…those that put in its whole stack…"""
+    first_hand_all_in: int = 0
+    """…those of them made in the match's first hand (a full stack)…"""
+    first_hand_all_in_open: int = 0
+    """…and of those, the ones that opened the bidding (nobody had bet yet: no reason
+    from the others' bets, only the bot's cards)."""
 
 
 def play_match(
@@ -77,6 +87,8 @@ def play_match(
         else:
             seat = rng.choice(ENGINE.to_act(state))
             move = policies.get(seat, random_move)(state, seat, rng)
+            if seat == watch and move["action"] == "bet":
+                _count_bet(stats, state, seat, move["amount"])
             events = ENGINE.decide(state, seat, move)
         for event in events:
             if isinstance(event, AntesPaid):
@@ -92,6 +104,14 @@ def play_match(
                 if dealt_in:
                     stats.hand_results.append(state.stacks[watch] - start_stack)
     return stats
+
+
+def _count_bet(stats: MatchStats, state: AziState, seat: int, amount: int) -> None:
+    stats.bets += 1
+    if amount == state.bids[seat] + state.stacks[seat]:
+        stats.all_in += 1
+        stats.first_hand_all_in += state.hand_no == 1
+        stats.first_hand_all_in_open += state.hand_no == 1 and state.highest == 0
 
 
 def bench_random(seconds_budget: float, rng: random.Random) -> None:
@@ -116,7 +136,7 @@ def bench_random(seconds_budget: float, rng: random.Random) -> None:
 
 def bench_bot(min_hands: int, rng: random.Random, options: dict[str, Any]) -> float:
     results: list[int] = []
-    pots = 0
+    pots = bets = all_in = first_all_in = first_open = 0
     matches = 0
     started = time.perf_counter()
     while len(results) < min_hands:
@@ -124,6 +144,10 @@ def bench_bot(min_hands: int, rng: random.Random, options: dict[str, Any]) -> fl
         stats = play_match(options, 4, {bot_seat: bot_move}, rng, f"bot-{matches}", bot_seat)
         results.extend(stats.hand_results)
         pots += stats.pots_won
+        bets += stats.bets
+        all_in += stats.all_in
+        first_all_in += stats.first_hand_all_in
+        first_open += stats.first_hand_all_in_open
         matches += 1
     elapsed = time.perf_counter() - started
     mean = statistics.fmean(results)
@@ -135,6 +159,11 @@ def bench_bot(min_hands: int, rng: random.Random, options: dict[str, Any]) -> fl
     print(
         f"  average chip result per hand {mean:+.1f} (standard error {error:.1f}), "
         f"pots won {pots / len(results):.1%}"
+    )
+    print(
+        f"  bets {bets}: all in {all_in / max(bets, 1):.1%}, "
+        f"all in on the match's first hand {first_all_in} in {matches} matches "
+        f"({first_open} of them opening the bidding)"
     )
     return mean
 

@@ -26,6 +26,26 @@ from pydantic_core import PydanticCustomError
 
 from .moves import AnyMove
 
+# re-exported: the view, the event answers and the stream (schemas.views, schemas.stream)
+from .stream import EVENTS_PAGE as EVENTS_PAGE
+from .stream import MOVE_ACCEPTED as MOVE_ACCEPTED
+from .stream import PLAYER_STREAM_LINE as PLAYER_STREAM_LINE
+from .stream import STREAM_LINE as STREAM_LINE
+from .stream import EventLine as EventLine
+from .stream import EventsPage as EventsPage
+from .stream import MessageCode as MessageCode
+from .stream import MoveAccepted as MoveAccepted
+from .stream import PlayerStreamLine as PlayerStreamLine
+from .stream import StreamLine as StreamLine
+from .stream import TableMessage as TableMessage
+from .views import GAME_VIEW as GAME_VIEW
+from .views import AziOptions, HazariOptions, MurlanOptions
+from .views import GameView as GameView
+from .views import PlayerProgress as PlayerProgress
+from .views import Progress as Progress
+from .views import SeatInfo as SeatInfo
+from .views import TableView as TableView
+
 GameName = Literal["hazari", "azi", "murlan"]
 Status = Literal["seating", "playing", "ended"]
 IndexStatus = Literal["seating", "playing", "ended", "archived"]
@@ -41,6 +61,13 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class BotSeat(_Request):
+    seat: Annotated[int, Field(strict=True, ge=0)] = Field(description="The seat, from 0.")
+    name: Annotated[str, StringConstraints(min_length=1, max_length=40)] = Field(
+        description="The bot's name at the table."
+    )
+
+
 class CreateGameRequest(_Request):
     game: GameName = Field(description="Which game the table plays.")
     options: dict[str, Any] = Field(
@@ -49,8 +76,10 @@ class CreateGameRequest(_Request):
             "Table options, checked by the game: hazari `target`; murlan `straight_beats`, "
             "`exchange_min_rank`; azi `deck`, `cards`, `buy_in`, `ante`, `min_bet`, "
             "`six_on_stage`, `azi_buy_in`; every game `turn_timeout_s` (seconds a seat has to "
-            'act; absent or null: 60; 0 or "none": no limit). An unknown option '
-            "or a value out of range is a 422 naming it."
+            'act; absent or null: 60; 0 or "none": no limit) and `bot_delay_s` (this '
+            "table's bots' thinking delay, 0-10 seconds; absent or null: the server's "
+            "setting). An unknown option or a value out of range is a 422 naming it; "
+            "`GET /games/kinds` lists every game's options."
         ),
     )
     seats: Annotated[int, Field(strict=True)] | None = Field(
@@ -64,6 +93,15 @@ class CreateGameRequest(_Request):
             "Retry-safe key, scoped to the client: the SHA-256 of its `Client-Secret` header "
             "(or of the deprecated `Client-Id`), else its address. The same key with the same "
             "body opens one table and a repeat answers with it; with another body it is a 422."
+        ),
+    )
+    bots: Annotated[list[BotSeat], Field(min_length=1, max_length=6)] | None = Field(
+        default=None,
+        description=(
+            "House bots seated at creation, in the same request, before any player can sit "
+            "(their client seeds derived from the committed server seed, as for a bot "
+            "taking a seat). A seat out of range or named twice, or every seat a bot, is a "
+            "422 naming `bots`; players then get the lowest free seats."
         ),
     )
 
@@ -95,9 +133,12 @@ class TakeSeatRequest(_Request):
         default=None,
         description=(
             f"Retry-safe key ({SEAT_KEY_MIN}-{IDEMPOTENCY_KEY_MAX} printable ASCII characters, "
-            "random and kept secret: it gets the seat's token back): the same request with "
-            "the same key gets the same seat and the same token; a different request with "
-            "it is a 422."
+            "random and kept secret): the same request with the same key gets the same seat "
+            "and the same token; a different request with it is a 422. It is at least "
+            f"{SEAT_KEY_MIN} characters, where a move's key may be 1, because it is a "
+            "credential: sent without any token, it gets the seat's token back, so a short "
+            "key could be guessed and the seat taken over. A move's key is only ever read "
+            "with the seat's token, which already proves who sends it."
         ),
     )
 
@@ -112,7 +153,12 @@ class MoveRequest(_Request):
         Annotated[str, StringConstraints(min_length=1, max_length=IDEMPOTENCY_KEY_MAX)] | None
     ) = Field(
         default=None,
-        description="Retry-safe key: the same request with the same key lands once.",
+        description=(
+            "Retry-safe key (1-128 characters), scoped to the seat: the same request with the "
+            "same key lands once and a retry gets the first answer (`Idempotent-Replayed: "
+            "true`). Unlike a seat's key it needs no length: it is read only with the seat's "
+            "token."
+        ),
     )
 
 
@@ -124,6 +170,7 @@ class MoveRequest(_Request):
 QUERY_MALFORMED: Final = "query_malformed"
 QUERY_INT_RE: Final = re.compile(r"[0-9]{1,19}", re.ASCII)
 CURSOR_PATTERN: Final = r"^[0-9]{1,19}:[A-Za-z0-9_-]{1,64}$"
+MESSAGE_ID_PATTERN: Final = r"^[0-9]{1,19}-[0-9]{1,19}$"
 
 
 def _ascii_int(value: object) -> object:
@@ -146,8 +193,17 @@ def _cursor_form(value: object) -> object:
     return value
 
 
+def _message_id_form(value: object) -> object:
+    if isinstance(value, str) and not re.fullmatch(MESSAGE_ID_PATTERN, value, re.ASCII):
+        raise PydanticCustomError(
+            QUERY_MALFORMED, "not a message id: pass a message's id exactly as it was given"
+        )
+    return value
+
+
 QueryInt = Annotated[int, BeforeValidator(_ascii_int)]
 Cursor = Annotated[str, BeforeValidator(_cursor_form)]
+MessageId = Annotated[str, BeforeValidator(_message_id_form)]
 
 
 class ListGamesQuery(_Request):
@@ -217,8 +273,14 @@ class Problem(_Response):
 class GameCreated(_Response):
     game_id: str
     game: GameName
-    seats: int
-    options: dict[str, Any]
+    seats: int = Field(description="How many seats the table has.")
+    seat_list: list[SeatInfo] = Field(
+        description="The seats as they stand: the bots seated at creation, the others free "
+        "(null `name`)."
+    )
+    options: HazariOptions | MurlanOptions | AziOptions = Field(
+        description="The table's options, every default filled in (the game's own options)."
+    )
     commitment: str = Field(description="sha256 of the server seed, revealed when the game ends.")
     algorithm: str
     status: Status
@@ -241,85 +303,48 @@ class SeatGranted(_Response):
     version: int = Field(description="The game's version after the seat was taken.")
 
 
-class SeatInfo(_Response):
-    seat: int
-    name: str | None
-    client_seed: str | None
-    bot: bool
-    seed_origin: Literal["player", "derived", "unrecorded"] | None = Field(
+class SayRequest(_Request):
+    code: MessageCode = Field(description="Which preset message to say.")
+
+
+class MessagesQuery(_Request):
+    after: MessageId | None = Field(
         default=None,
         description=(
-            "Who chose client_seed: 'player' (sent with the seat request), 'derived' "
-            '(hex(HMAC-SHA256(server_seed, "client-seed:<seat>"))[:32], fixed by the '
-            "commitment, checkable once the seed is revealed), 'unrecorded' (an older game)."
+            "Only the messages said after this one: the `id` of the last message read "
+            "(`0-0`: every message kept). A client that reads now and then, as a table "
+            "without its live stream does, passes the last id it has and gets each message "
+            "once."
         ),
     )
 
 
-class PlayerProgress(_Response):
-    seat: int
-    name: str | None
-    bot: bool
-    cards: int | None = Field(description="Cards in hand (public count).")
-    score: int | None = None
-    stack: int | None = None
-    to_act: bool
+class MessagesPage(_Response):
+    items: list[TableMessage] = Field(
+        description="The latest messages kept (those after `after`, when given), oldest first."
+    )
 
 
-class Progress(_Response):
-    """The table in a shape any client can draw without knowing the game."""
+class RematchSeat(_Response):
+    """The seat a rematch gave this player in the next game."""
 
-    phase: str | None
-    hand_number: int | None
-    dealer: int | None
-    players: list[PlayerProgress]
-    pot: int | None = None
-    trick: list[dict[str, Any]] | None = None
-    table_cards: list[str] | None = None
-    trump: str | None = None
-    target: int | None = None
+    game_id: str = Field(description="The next game's id.")
+    seat: int = Field(description="This player's seat there (the same as before, as a rule).")
+    token: str = Field(
+        description="Bearer token of that seat, given only to this seat's own token."
+    )
 
 
-class GameView(_Response):
-    game_id: str
-    game: GameName
-    status: Status
-    version: int
-    options: dict[str, Any]
-    commitment: str
-    server_seed: str | None
-    seats: list[SeatInfo]
-    to_act: list[int]
-    progress: Progress
-    table: dict[str, Any] = Field(description="The game's own view of the table.")
-    result: dict[str, Any]
-    seat: int | None = Field(default=None, description="Seat views only: whose view this is.")
-    hand: list[str] | None = Field(default=None, description="Seat views only: your cards.")
-    legal_moves: list[dict[str, Any]] | None = Field(
-        default=None,
-        description="Seat views only: every legal move body now ([] if not your turn).",
-    )
-    legal_moves_complete: bool | None = Field(
-        default=None, description="False when legal_moves holds a suggestion (hazari's arrange)."
-    )
-    away: list[int] = Field(
-        default_factory=list,
-        description="Seats marked away after missing turns in a row: the bot plays them.",
-    )
-    abandoned: str | None = Field(
-        default=None, description="Why the table ended before its game did (`idle`), or null."
-    )
-    turn_limit_s: float | None = Field(
-        default=None,
-        description="The table's turn limit in seconds (`options.turn_timeout_s`); null: none.",
-    )
-    turn_deadlines_ms: list[int | None] | None = Field(
-        default=None,
-        description=(
-            "Per seat: when its running turn times out and the workers move for it "
-            "(milliseconds since the epoch, the server's clock); null for a seat not "
-            "to act, a seat the bot plays, or a table without a turn limit."
-        ),
+class Rematch(_Response):
+    """A rematch of an ended game: the same game, options and seats, once every seat
+    played by a person has asked for it (bots are always willing)."""
+
+    game_id: str = Field(description="The ended game.")
+    seat: int = Field(description="The seat whose token asked.")
+    confirmed: list[int] = Field(description="Seats that want the rematch (bots included).")
+    waiting_for: list[int] = Field(description="Seats still to confirm.")
+    next: RematchSeat | None = Field(
+        description="Once every seat confirmed: this seat's place in the next game."
     )
 
 
@@ -330,21 +355,6 @@ class EventOut(_Response):
     type: str
     schema_version: int
     at_ms: int | None = None
-
-
-class MoveAccepted(_Response):
-    version: int = Field(description="The game's version after the move.")
-    first_version: int = Field(description="The version of the move's first event.")
-    events: list[EventOut]
-
-
-class EventsPage(_Response):
-    game_id: str
-    version: int = Field(description="The game's version now.")
-    events: list[EventOut]
-    next_after: int | None = Field(
-        description="Pass as `after` for the next page; null at the end."
-    )
 
 
 class GameSummary(_Response):
@@ -364,15 +374,6 @@ class GameSummary(_Response):
 class GamesPage(_Response):
     items: list[GameSummary]
     next_cursor: str | None
-
-
-class StreamLine(_Response):
-    """One line of the live NDJSON stream: `view` first, then `event`s, `keepalive`s, `end`."""
-
-    kind: Literal["view", "event", "keepalive", "end"]
-    version: int
-    view: GameView | None = None
-    event: EventOut | None = None
 
 
 class Replay(_Response):
@@ -508,3 +509,88 @@ class Delivery(_Response):
 
 class DeliveryList(_Response):
     items: list[Delivery]
+
+
+# -- the games ------------------------------------------------------------------
+class CardNotation(_Response):
+    """How a game writes its cards, and how it ranks them."""
+
+    ranks: list[str] = Field(description="The ranks of the deck, lowest first.")
+    suits: list[str] = Field(
+        description="The suits of the deck: C clubs, D diamonds, H hearts, S spades."
+    )
+    jokers: list[str] = Field(description="`BJ` (black) and `RJ` (red), where the deck has them.")
+    rank_order: list[str] = Field(
+        description="Every rank and joker from the lowest to the highest, as the game ranks "
+        "single cards (Azi: before trumps and the led suit count)."
+    )
+    deck_sizes: list[int] = Field(description="How many cards the deck may have.")
+    notation: str = Field(
+        description="A card is its rank then its suit (`TD`: ten of diamonds, `AS`), or a "
+        "joker; input may say `10` for ten and any case."
+    )
+
+
+class GameKind(_Response):
+    game: GameName
+    min_seats: int
+    max_seats: int
+    actions: list[str] = Field(description="The `action`s of its moves.")
+    options: dict[str, Any] = Field(
+        description="Its table options with their defaults (`bot_delay_s` null: the "
+        "server's setting)."
+    )
+    cards: CardNotation
+    rules: str = Field(description="Where its rules are described, for people.")
+
+
+class GameKinds(_Response):
+    games: list[GameKind]
+
+
+# -- players: keys, bound seats and the player's stream ----------------------------------
+PLAYER_CURSORS = r"[A-Za-z0-9_-]{1,64}:[0-9]{1,12}(,[A-Za-z0-9_-]{1,64}:[0-9]{1,12})*"
+
+
+class CreatePlayerRequest(_Request):
+    """`POST /players` takes no fields (an empty body or `{}`)."""
+
+
+class PlayerCreated(_Response):
+    player_id: str
+    player_key: str = Field(
+        description=(
+            "The player's secret, shown only here (the server keeps its hash): send it as "
+            "`Authorization: Bearer <player_key>` to bind seats and to read them back."
+        )
+    )
+
+
+class PlayerSeat(_Response):
+    game_id: str
+    game: GameName
+    seat: int
+    token: str = Field(description="The seat's bearer token, as its seat answer gave it.")
+    status: Status
+    version: int = Field(description="The game's version now.")
+
+
+class PlayerSeats(_Response):
+    player_id: str
+    seats: list[PlayerSeat] = Field(description="The seats bound to the key, newest first.")
+
+
+class PlayerStreamQuery(_Request):
+    after: str | None = Field(
+        default=None,
+        max_length=8000,
+        pattern=f"^{PLAYER_CURSORS}$",
+        description=(
+            "Comma-separated `game_id:version` cursors, one per game already seen: such a "
+            "game's events after that version follow (no view line first)."
+        ),
+    )
+    views: bool = Field(
+        default=False,
+        description="Also send a `view` line after each game's batch of events.",
+    )

@@ -125,6 +125,7 @@ LAYOUTS: Final[tuple[Layout, ...]] = (
     Layout(41, "murlan", "TopTied", 1, "seats score"),
     Layout(42, "murlan", "MatchWon", 1, "winner scores"),
     Layout(43, TABLE, "SeatTaken", 3, "seat name client_seed bot seed_origin"),
+    Layout(44, TABLE, "SeatTaken", 4, "seat name client_seed bot seed_origin creator"),
 )
 """Every layout ever used, by code. Append only: never edit or remove one."""
 

@@ -38,6 +38,13 @@ class ReplaySeat(BaseModel):
             '"client-seed:<seat>"))[:32].'
         ),
     )
+    creator: bool | None = Field(
+        default=None,
+        description=(
+            "The seat of the table's creator: the first person's seat taken by the client "
+            "that opened the table. Absent from documents written before it was recorded."
+        ),
+    )
 
 
 class ReplayDeal(BaseModel):

@@ -33,6 +33,11 @@ def upcast_SeatTaken_v2_v3(data: Data) -> Data:
     return {**data, "seed_origin": "unrecorded"}
 
 
+def upcast_SeatTaken_v3_v4(data: Data) -> Data:
+    """v3 did not mark the seat of the table's creator: none is marked."""
+    return {**data, "creator": False}
+
+
 def upcast_GameAbandoned_v1_v2(data: Data) -> Data:
     """v1 did not state the standings of the abandoned table."""
     return {**data, "standings": None}
@@ -41,6 +46,7 @@ def upcast_GameAbandoned_v1_v2(data: Data) -> Data:
 UPCASTERS: Final[Mapping[tuple[str, str, int], Upcaster]] = {
     (TABLE, "SeatTaken", 1): upcast_SeatTaken_v1_v2,
     (TABLE, "SeatTaken", 2): upcast_SeatTaken_v2_v3,
+    (TABLE, "SeatTaken", 3): upcast_SeatTaken_v3_v4,
     (TABLE, "GameAbandoned", 1): upcast_GameAbandoned_v1_v2,
 }
 

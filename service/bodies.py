@@ -62,6 +62,7 @@ def move_body(new_state: table.Table, events: Sequence[Event], seat: int) -> tup
     them, and the same as compact JSON."""
     first = new_state.version - len(events) + 1
     body: JSON = {
+        "game": new_state.kind,
         "version": new_state.version,
         "first_version": first,
         "events": [

@@ -192,6 +192,40 @@ class Settings(WebhookSettings):
     stream_keepalive_s: float = Field(
         default=15, gt=0, le=300, description="Keep-alive interval of live event streams."
     )
+    stream_write_timeout_s: float = Field(
+        default=30,
+        gt=0,
+        le=600,
+        description=(
+            "How long a write to a live stream's client may block (a client that stopped "
+            "reading, a half-open connection) before the stream is dropped."
+        ),
+    )
+    stream_max_pending: int = Field(
+        default=256,
+        ge=1,
+        le=100_000,
+        description=(
+            "Batches of events a live stream may have queued, not yet written, before it "
+            "is dropped as too slow (its client resumes with ?after=)."
+        ),
+    )
+    stream_gc_freeze_every: int = Field(
+        default=0,
+        ge=0,
+        le=1_000_000,
+        description=(
+            "Live streams opened between two freezes of what the process holds out of the "
+            "garbage collector's full passes (their pause stops every stream); 0: never. "
+            "The stream server's config sets 250."
+        ),
+    )
+    player_stream_seats: int = Field(
+        default=64,
+        ge=1,
+        le=1024,
+        description="Games one player's live stream (GET /players/me/events) follows at once.",
+    )
     abandon_after_s: float = Field(
         default=3600,
         ge=0,

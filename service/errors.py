@@ -120,3 +120,11 @@ class WebhooksClosed(ServiceError, RuntimeError):
 
     def __init__(self) -> None:
         super().__init__("this game has ended: its webhooks have ended with it")
+
+
+class GameNotOver(ServiceError, RuntimeError):
+    """Something only an ended game has (a rematch) asked of one still being played."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id} is not over: a rematch is asked for once it has ended")
+        self.game_id = game_id

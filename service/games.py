@@ -43,7 +43,7 @@ from .bodies import Creation, MoveResult, SeatGrant, move_body
 from .errors import Forbidden, MissingSecret, Unauthenticated
 from .repository import Followup, GameRepository, StartDrain, Workers
 from .seataccess import SeatAccess
-from .seating import Seating
+from .seating import Seating, creator_mark
 
 VIEWS_KEPT: Final = 2048
 """How many rendered views a service keeps (:attr:`GameService.views`)."""
@@ -122,10 +122,15 @@ class GameService:
 
     # -- tables and seats --------------------------------------------------------
     def create_game(
-        self, game: str, options: Mapping[str, Any] | None = None, seats: int | None = None
+        self,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        seats: int | None = None,
+        bots: Sequence[tuple[int, str]] = (),
     ) -> table.Table:
-        """A new table, seating; its seed is drawn and kept, its commitment published."""
-        return self.repository.create(*self._draft(game, options, seats), new_game_id)
+        """A new table, seating; its seed is drawn and kept, its commitment published.
+        ``bots`` (seat, name) are house bots seated at once, in the same append."""
+        return self.repository.create(*self._draft(game, options, seats, bots), new_game_id)
 
     def open_table(
         self,
@@ -134,6 +139,7 @@ class GameService:
         seats: int | None,
         idempotency_key: str | None,
         scope: str,
+        bots: Sequence[tuple[int, str]] = (),
     ) -> Creation:
         """:meth:`create_game`, retry-safe with ``idempotency_key``.
 
@@ -144,10 +150,12 @@ class GameService:
         :class:`service.idempotency.CreationKeys`. A body the game refuses is
         refused before the key is looked at, and reserves nothing.
         """
-        seed, events = self._draft(game, options, seats)
+        seed, events = self._draft(game, options, seats, bots)
         if idempotency_key is None:
-            return Creation(self.repository.create(seed, events, new_game_id))
-        fingerprint = _creation_fingerprint(game, options, seats)
+            return Creation(
+                self._created_by(self.repository.create(seed, events, new_game_id), scope)
+            )
+        fingerprint = _creation_fingerprint(game, options, seats, bots)
         found = self.creations.claim(scope, idempotency_key, fingerprint, self.load)
         if not isinstance(found, Reservation):
             return Creation(found, replayed=True)
@@ -157,7 +165,13 @@ class GameService:
             self.creations.settle(found, None)  # nothing opened: the key is free again
             raise
         self.creations.settle(found, state.game_id)
-        return Creation(state)
+        return Creation(self._created_by(state, scope))
+
+    def _created_by(self, state: table.Table, scope: str) -> table.Table:
+        """Note which client opened the table (a digest, see
+        :func:`service.seating.creator_mark`), for its first seat's mark."""
+        self.repository.store.note_creator(state.game_id, creator_mark(scope))
+        return state
 
     @property
     def creation_wait_s(self) -> float:
@@ -169,12 +183,17 @@ class GameService:
         self.creations.wait_s = value
 
     def _draft(
-        self, game: str, options: Mapping[str, Any] | None, seats: int | None
+        self,
+        game: str,
+        options: Mapping[str, Any] | None,
+        seats: int | None,
+        bots: Sequence[tuple[int, str]] = (),
     ) -> tuple[bytes, list[Event]]:
-        """A new table's server seed and first event, checked by the game (a bad
-        option or seat count raises here); nothing is written."""
+        """A new table's server seed and first events (its bots seated), checked by
+        the game (a bad option, seat count or bot raises here); nothing is written."""
         seed = new_server_seed()
-        return seed, table.create(new_game_id(), game, options, seats, commitment(seed))
+        events = table.create(new_game_id(), game, options, seats, commitment(seed), bots, seed)
+        return seed, events
 
     def take_seat(
         self,
@@ -183,14 +202,17 @@ class GameService:
         client_seed: str | None = None,
         bot: bool = False,
         idempotency_key: str | None = None,
+        scope: str | None = None,
     ) -> SeatGrant:
         """The next free seat. When it is the last one, the first deal follows at once.
 
         With ``idempotency_key`` a retry of the same request gets the same seat
         and the same token (derived, see :mod:`service.seattokens`); the key
         sent with a different request is :class:`IdempotencyKeyReused`.
+        ``scope`` is the requesting client's (:func:`service.idempotency.creation_scope`):
+        the first person's seat the table's creator takes is marked so.
         """
-        return self.seating.take(game_id, name, client_seed, bot, idempotency_key)
+        return self.seating.take(game_id, name, client_seed, bot, idempotency_key, scope)
 
     # -- presence --------------------------------------------------------------
     def seat_present(self, game_id: str, seat: int, state: table.Table | None = None) -> None:

@@ -20,7 +20,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from service.engines.base import JSON
@@ -100,9 +100,18 @@ def seat_fingerprint(name: str, client_seed: str | None, bot: bool) -> str:
     return request_fingerprint({"name": name, "client_seed": client_seed, "bot": bot})
 
 
-def creation_fingerprint(game: str, options: Mapping[str, Any] | None, seats: int | None) -> str:
-    """What makes two ``POST /games`` "the same": the body but for its key."""
-    return request_fingerprint({"game": game, "options": dict(options or {}), "seats": seats})
+def creation_fingerprint(
+    game: str,
+    options: Mapping[str, Any] | None,
+    seats: int | None,
+    bots: Sequence[tuple[int, str]] = (),
+) -> str:
+    """What makes two ``POST /games`` "the same": the body but for its key (``bots``
+    only when there are some, so a body without them keeps its fingerprint)."""
+    body: dict[str, Any] = {"game": game, "options": dict(options or {}), "seats": seats}
+    if bots:
+        body["bots"] = [[seat, name] for seat, name in bots]
+    return request_fingerprint(body)
 
 
 def seat_scoped_key(seat: int, idempotency_key: str) -> str:

@@ -44,7 +44,7 @@ STORE_REFUSING_WRITES = Gauge(
 )
 STREAMS_OPEN = Gauge(
     "cardroom_streams_open",
-    "Live event streams open, by kind (seat, spectator).",
+    "Live event streams open, by kind (seat, spectator, player).",
     ["kind"],
     multiprocess_mode="livesum",
 )

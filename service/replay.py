@@ -29,6 +29,7 @@ from service.engines.shuffle import (
     SEED_UNRECORDED,
     SeedError,
     Shuffler,
+    derived_client_seed,
     parse_server_seed,
 )
 
@@ -340,6 +341,7 @@ def _check_seat(
             None if derive else event.client_seed,
             event.bot and not old,
             seed,
+            event.creator,
         )
     except (RuleError, ValueError) as exc:
         raise _Mismatch(rec.version, f"seat not allowed: {exc}", "seat") from None
@@ -349,7 +351,7 @@ def _check_seat(
             for e in expected
             if isinstance(e, table.SeatTaken)
         ]
-    if expected == [event]:
+    if expected == [event] or _bot_seated_at_creation(state, event, seed):
         return
     taken = expected[0]
     if derive and isinstance(taken, table.SeatTaken) and taken.seat == event.seat:
@@ -360,6 +362,19 @@ def _check_seat(
             seat=event.seat,
         )
     raise _Mismatch(rec.version, "seat taken out of order", "seat")
+
+
+def _bot_seated_at_creation(state: table.Table, event: table.SeatTaken, seed: bytes) -> bool:
+    """A bot the table's creation seated at a seat it named (``POST /games`` with
+    ``bots``): only bots sit so far, its seat is free, and its seed is the one
+    derived for that seat."""
+    if not (event.bot and event.seed_origin == SEED_DERIVED and not event.creator):
+        return False
+    if any(s is not None and not s.bot for s in state.seats):
+        return False
+    if not 0 <= event.seat < len(state.seats) or state.seats[event.seat] is not None:
+        return False
+    return event.client_seed == derived_client_seed(seed, event.seat)
 
 
 def _check_move(
@@ -508,7 +523,7 @@ SEED_KEYS = ("seed_origin", "seed_derivation")
 
 def _seats_agree(given: Any, rebuilt: Sequence[JSON]) -> bool:
     """The document's seats are the recorded ones (an older document's lack the
-    seed origin: the events still say it)."""
+    seed origin, or the creator's mark: the events still say them)."""
     if not isinstance(given, list) or len(given) != len(rebuilt):
         return False
     for mine, theirs in zip(given, rebuilt, strict=True):
@@ -516,6 +531,8 @@ def _seats_agree(given: Any, rebuilt: Sequence[JSON]) -> bool:
             return False
         if "seed_origin" not in mine:
             theirs = {k: v for k, v in theirs.items() if k not in SEED_KEYS}
+        if "creator" not in mine:
+            theirs = {k: v for k, v in theirs.items() if k != "creator"}
         if _jsonish(mine) != _jsonish(theirs):
             return False
     return True

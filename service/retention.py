@@ -31,7 +31,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import fsspec  # type: ignore[import-untyped]
 from prometheus_client import Counter, Gauge
 
 from schemas.codec import decode_event
@@ -75,6 +74,8 @@ class ArchiveMismatch(RuntimeError):
 
 def archive_location(url: str, game_id: str) -> tuple[Any, str]:
     """The fsspec filesystem and path of a game's archive file."""
+    import fsspec  # type: ignore[import-untyped]  # with the first archive, not every process
+
     fs, root = fsspec.core.url_to_fs(url)
     return fs, f"{root.rstrip('/')}/{keys.check_game_id(game_id)}.jsonl"
 
@@ -157,6 +158,8 @@ def game_keys(game_id: str) -> list[str]:
         keys.secret(game_id),
         keys.tokens(game_id),
         keys.ledger(game_id),
+        keys.rematch(game_id),
+        keys.talk(game_id),
         keys.meta(game_id),
         keys.followup(game_id),
         keys.failures(game_id),

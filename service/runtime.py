@@ -184,6 +184,23 @@ class Runtime:
 
         return PassLocks(self.redis)
 
+    def bound_store_pool(self, connections: int, wait_s: float) -> None:
+        """Give the store's standalone client a blocking pool of ``connections``
+        (the same connection options): a burst of requests waits up to ``wait_s``
+        for a connection instead of opening one each. A cluster client, or the
+        in-process fake, keeps its pools."""
+        client = self.redis
+        pool = getattr(client, "connection_pool", None)
+        if type(client) is not redis.Redis or type(pool) is not redis.ConnectionPool:
+            return
+        client.connection_pool = redis.BlockingConnectionPool(  # type: ignore[no-untyped-call]
+            connection_class=pool.connection_class,
+            max_connections=connections,
+            timeout=wait_s,
+            **pool.connection_kwargs,
+        )
+        pool.disconnect()
+
     def widen_store_pool(self, connections: int) -> None:
         """Let the store's client open ``connections`` connections (see
         :func:`widen_pool`)."""

@@ -185,7 +185,8 @@ def _next_action(
             return "steps", None
     if state.over or not state.seated:
         return None, None
-    delay_ms = int(ctx.runtime.settings.bot_delay_s * 1000)
+    delay_s = state.bot_delay_s
+    delay_ms = int((ctx.runtime.settings.bot_delay_s if delay_s is None else delay_s) * 1000)
     limit = state.turn_timeout_s
     due: list[int] = []
     for seat in sorted(_to_act(state)):

@@ -19,7 +19,22 @@ from service.observe import init_observability
 from service.runtime import Runtime
 from service.web import bp as web_pages
 
-from . import errors, events, fairness, floor, games, meta, moves, replays, seats, webhooks
+from . import (
+    errors,
+    events,
+    fairness,
+    floor,
+    games,
+    kinds,
+    messages,
+    meta,
+    moves,
+    players,
+    rematches,
+    replays,
+    seats,
+    webhooks,
+)
 from .followups import deferred, init_followups
 from .limits import init_cors, init_limits
 from .requestids import init_request_ids
@@ -95,16 +110,22 @@ def _register_blueprints(app: Flask) -> None:
     resource's and the web pages; the benchmark's floor when ``BENCH_FLOOR``."""
     if app.config["STREAMS_ONLY"]:
         app.register_blueprint(events.bp)
+        app.register_blueprint(players.stream_bp)
         app.register_blueprint(meta.bp)
     else:
         for blueprint in (
+            kinds.bp,
             games.bp,
             seats.bp,
             moves.bp,
             events.bp,
             replays.bp,
             webhooks.bp,
+            rematches.bp,
+            messages.bp,
             fairness.bp,
+            players.bp,
+            players.stream_bp,
             meta.bp,
         ):
             app.register_blueprint(blueprint)

@@ -20,7 +20,9 @@ h1{margin-bottom:0}h2{margin-top:2.5rem;border-bottom:1px solid #ccc}
 .m{display:inline-block;min-width:3.5rem;font-weight:bold;text-transform:uppercase}
 .get{color:#0a6}.post{color:#05c}code,pre{font:13px ui-monospace,monospace}
 pre{background:#f6f6f6;padding:.6rem;overflow:auto;border-radius:4px}
-table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}
+table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}
+td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}
+.op,p,li{overflow-wrap:anywhere}
 """
 
 
@@ -87,6 +89,7 @@ def page() -> str:
     info = doc["info"]
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(info['title'])} API</title><style>{STYLE}</style></head><body>"
         f"<h1>{escape(info['title'])} API</h1><p>{escape(info['description'])}</p>"
         '<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>'

@@ -31,6 +31,7 @@ from service.engines.table import TableError
 from service.errors import (
     BadClientSecret,
     Forbidden,
+    GameNotOver,
     IdempotencyKeyInUse,
     IdempotencyKeyReused,
     RateLimited,
@@ -305,6 +306,10 @@ def _webhooks_closed(exc: WebhooksClosed) -> Response:
     return problem(409, "webhooks-closed", "Webhooks ended with the game", str(exc))
 
 
+def _game_not_over(exc: GameNotOver) -> Response:
+    return problem(409, "game-not-over", "The game is not over", str(exc))
+
+
 def _bad_cursor(exc: BadCursor) -> Response:
     return problem(422, "invalid-body", "Invalid request", str(exc), field="cursor")
 
@@ -382,6 +387,7 @@ PROBLEMS: Final[Mapping[type[BaseException], Render]] = {
     TooManyWebhooks: _too_many_webhooks,
     WebhookNotFound: _webhook_not_found,
     WebhooksClosed: _webhooks_closed,
+    GameNotOver: _game_not_over,
     # the schemas (a pydantic ValidationError becomes a BodyError first)
     BodyError: _invalid_body,
     # the engines

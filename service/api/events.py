@@ -3,20 +3,25 @@
 The live stream (``Accept: application/x-ndjson``) is one JSON object per
 line: first the viewer's whole current view, then (with ``?after=N``) the
 events after ``N`` up to that view, then every new event as it is appended,
-read with the store's blocking wait so nothing polls. A ``keepalive`` line
+brought by the process's stream hub (:mod:`service.api.live`,
+:mod:`service.hub`: a few Redis readers for all the process's streams, each
+game's lines rendered once per seat), so nothing polls. A ``keepalive`` line
 goes out whenever nothing happened for ``stream_keepalive_s``; an ``end``
 line closes the stream once the game has ended and its seed is public.
 Each event is redacted against the state right after it, so a seat never
 sees in the stream more than it would in a page. With ``?views=true`` a
 ``view`` line (the viewer's whole view, as ``GET /games/{id}`` answers it)
-follows each batch of events, so a table never polls for its view.
+follows each batch of events, so a table never polls for its view. A
+``message`` line carries each preset message said at the table while the
+stream is open (:mod:`.messages`); the same wait wakes for both.
 
 Open streams are capped per client address, per seat, per game's
 spectators and per process, with a share of the process kept for seats
 (:mod:`.streamcaps`); a refused stream's 429 tells the client to poll its
 view meanwhile. In a deployment they are served by the stream
 server (``service.streams``), whose evented workers hold no thread per
-stream.
+stream. A client that stops taking its lines is dropped (it resumes with
+``after``), so it holds no one else.
 
 A page of an ended game is a slice of the game's kept events answer
 (:mod:`service.answers`), served with an ``ETag`` and ``Cache-Control:
@@ -29,20 +34,17 @@ size (:func:`.limits.charge_events`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 from flask import Blueprint, Response, current_app, request
 
-from schemas.api import EventsPage, EventsQuery, StreamQuery
+from schemas.api import EventOut, EventsQuery, StreamQuery
 from service.answers import IMMUTABLE, ended_answer
 from service.bodies import event_json
 from service.engines import table
-from service.engines.base import JSON
-from service.games import GameService
 
 from .http import bearer_token, query, reply, service
 from .limits import charge_events
-from .progress import full_view
+from .live import Opened, finished, game_lines, limit_writes, process_hub
 from .streamcaps import StreamSlots
 
 bp = Blueprint("events", __name__)
@@ -75,7 +77,12 @@ def events(game_id: str) -> Response:
                 # its follow-up now, not when this stream closes
                 svc.runtime.enqueue_followup(game_id, state.version + 1)
                 state = svc.load(game_id)
-            lines = live_lines(svc, state, seat, q_stream.after, keepalive_ms, q_stream.views)
+            limit_writes(request.environ, svc.runtime.settings.stream_write_timeout_s)
+            lines = Opened(  # its opening now: Redis failing there is this request's 503
+                game_lines(
+                    svc, process_hub(svc), state, seat, q_stream.after, keepalive_ms, q_stream.views
+                )
+            )
             response = Response(
                 lines,
                 mimetype=NDJSON,
@@ -89,25 +96,32 @@ def events(game_id: str) -> Response:
     q = query(EventsQuery)
     state = svc.load(game_id)
     if finished(state):
-        kept = ended_page(game_id, state.version, q.after, q.limit)
+        kept = ended_page(game_id, state.kind, state.version, q.after, q.limit)
         if kept is not None:
             return kept
     charge_events(min(max(state.version - q.after, 0), q.limit))
     state, stored = svc.events(game_id, q.after, q.limit, state)
-    shown = [event_json(s.version, table.redact(state, s.event, seat), s.at_ms) for s in stored]
+    shown = [
+        # written as an ended game's kept events are (service.answers.events_lines)
+        EventOut.model_validate(
+            event_json(s.version, table.redact(state, s.event, seat), s.at_ms)
+        ).model_dump(exclude_unset=True)
+        for s in stored
+    ]
     more = bool(stored) and stored[-1].version < state.version
     page = {
         "game_id": game_id,
+        "game": state.kind,
         "version": state.version,
         "events": shown,
         "next_after": stored[-1].version if more else None,
     }
-    return reply(EventsPage.model_validate(page))
+    return reply(page)  # a schemas.api.EventsPage, as the generated-client test reads it
 
 
-def ended_page(game_id: str, version: int, after: int, limit: int) -> Response | None:
+def ended_page(game_id: str, game: str, version: int, after: int, limit: int) -> Response | None:
     """The page of an ended game cut from its kept events answer, written as
-    :class:`EventsPage` would be; ``None`` when none fits the game's version."""
+    :data:`schemas.api.EventsPage` would be; ``None`` when none fits the game's version."""
     hit = ended_answer(service().store, game_id, "events")
     if hit is None:
         return None
@@ -123,7 +137,7 @@ def ended_page(game_id: str, version: int, after: int, limit: int) -> Response |
     if request.if_none_match.contains_weak(tag.strip('"')):
         return Response(status=304, headers=headers)
     body = (
-        f'{{"game_id":{json.dumps(game_id)},"version":{version},'
+        f'{{"game_id":{json.dumps(game_id)},"game":{json.dumps(game)},"version":{version},'
         f'"events":[{",".join(shown)}],"next_after":{after + len(shown) if more else "null"}}}'
     )
     return Response(body, mimetype="application/json", headers=headers)
@@ -137,44 +151,3 @@ def _versions_1_to(lines: list[str], version: int) -> bool:
         and (not lines or lines[0].startswith('{"version":1,'))
         and (not lines or lines[-1].startswith(f'{{"version":{version},'))
     )
-
-
-def _line(kind: str, version: int, **payload: JSON) -> str:
-    return json.dumps({"kind": kind, "version": version, **payload}, separators=(",", ":")) + "\n"
-
-
-def finished(state: table.Table) -> bool:
-    return state.over and state.server_seed is not None
-
-
-def live_lines(
-    svc: GameService,
-    state: table.Table,
-    viewer: int | None,
-    after: int | None,
-    keepalive_ms: int,
-    views: bool = False,
-) -> Iterator[str]:
-    game_id = state.game_id
-    yield _line("view", state.version, view=full_view(state, viewer, svc.store))
-    if after is not None and after < state.version:
-        for s in svc.store.read(game_id, after, state.version - after):
-            shown = table.redact(state, s.event, viewer)
-            yield _line("event", s.version, event=event_json(s.version, shown, s.at_ms))
-    version = state.version
-    while not finished(state):
-        arrived = svc.store.wait(game_id, version, keepalive_ms)
-        if not arrived:
-            if not state.seated and not svc.store.exists(game_id):
-                return  # the table expired (service.retention): reconnecting gets the 410
-            yield _line("keepalive", version)
-            continue
-        for s in arrived:
-            state = table.apply(state, s.event)
-            version = s.version
-            svc.store.entry_times.put((game_id, version), s.at_ms)
-            shown = table.redact(state, s.event, viewer)
-            yield _line("event", version, event=event_json(version, shown, s.at_ms))
-        if views:
-            yield _line("view", version, view=full_view(state, viewer, svc.store))
-    yield _line("end", version)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from schemas.api import CreateGameRequest, GameCreated, GamesPage, ListGamesQuery
+from service.engines.table.view import seat_rows
 from service.idempotency import CLIENT_ID, CLIENT_SECRET, creation_scope
 
 from .http import bearer_token, body, query, reply, service
@@ -21,17 +22,23 @@ def create_game() -> Response:
         request.headers.get(CLIENT_ID),
         request.remote_addr or "",
     )
-    opened = service().open_table(req.game, req.options, req.seats, req.idempotency_key, scope)
+    bots = [(b.seat, b.name) for b in req.bots or ()]
+    opened = service().open_table(
+        req.game, req.options, req.seats, req.idempotency_key, scope, bots
+    )
     state = opened.state
-    created = GameCreated(
-        game_id=state.game_id,
-        game=state.kind,  # type: ignore[arg-type]
-        seats=state.seat_count,
-        options=state.options,
-        commitment=state.commitment,
-        algorithm="cardroom-shuffle-v1",
-        status=state.status,  # type: ignore[arg-type]
-        version=state.version,
+    created = GameCreated.model_validate(
+        {
+            "game_id": state.game_id,
+            "game": state.kind,
+            "seats": state.seat_count,
+            "seat_list": seat_rows(state),
+            "options": state.options,
+            "commitment": state.commitment,
+            "algorithm": "cardroom-shuffle-v1",
+            "status": state.status,
+            "version": state.version,
+        }
     )
     headers = {"Idempotent-Replayed": "true"} if opened.replayed else {}
     return reply(created, 201, Location=f"/games/{state.game_id}", **headers)

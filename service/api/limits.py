@@ -39,6 +39,7 @@ log = logging.getLogger("cardroom.api")
 ADDRESS_BUDGETS: Final = {
     "games.create_game": "games",
     "seats.take_seat": "seats",
+    "players.create_player": "seats",
     "replays.replay": "reads",
     "replays.verify": "reads",
     "webhooks.create_webhook": "webhooks",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import orjson
 
-from schemas.api import GameView
+from schemas.api import GAME_VIEW
 from service.engines import table
 from service.games import GameService
 
@@ -44,7 +44,7 @@ def render(state: table.Table, seat: int | None, svc: GameService) -> str:
     """The JSON of ``seat``'s view of ``state`` (``None``: the public one).
 
     The view is written as the fold built it, like the live stream's ``view``
-    lines: it is a :class:`schemas.api.GameView` to the letter (same fields,
+    lines: it is a :data:`schemas.api.GameView` to the letter (same fields,
     same JSON types), which the tests check on every state of thousands of
     played moves against :func:`validated`; validating it again on every
     request would cost a view a third of its time, and ``orjson`` writes it in
@@ -53,8 +53,7 @@ def render(state: table.Table, seat: int | None, svc: GameService) -> str:
 
 
 def validated(state: table.Table, seat: int | None, svc: GameService) -> str:
-    """:func:`render` through the :class:`schemas.api.GameView` model: the
+    """:func:`render` through the :data:`schemas.api.GameView` model: the
     published schema's reading of the same view."""
-    return GameView.model_validate(full_view(state, seat, svc.store)).model_dump_json(
-        exclude_unset=True
-    )
+    model = GAME_VIEW.validate_python(full_view(state, seat, svc.store))
+    return GAME_VIEW.dump_json(model, exclude_unset=True).decode()

@@ -20,7 +20,7 @@ SUIT_SYMBOLS: Final = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660
 
 
 class CardError(EngineError):
-    """A card token that is not in the notation of ``rules/cards.md``."""
+    """A card token that is not in the notation of ``docs/cards.md``."""
 
     def __init__(self, token: object, reason: str = "not a card") -> None:
         self.token = token

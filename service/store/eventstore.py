@@ -51,15 +51,19 @@ from .index import GamesIndex, GameSummary
 from .lag import LagCounts
 from .locks import PassLocks
 from .lru import LRU
+from .players import Players
 from .readmodel import ReadModel
 from .reads import LoadParts, RawEvent, StoredEvent, StreamReads
 from .reconciler import ReconcilerState
+from .rematches import RematchStore
 from .removal import GameRemoval
 from .seattoken import SeatTokenKey
 from .seeds import SeedCipher, default_cipher, is_in_process
 from .snapshots import Snapshots
 from .statecache import StateCache
 from .tablekeys import TableKeys
+from .tails import StreamTails
+from .talk import TableTalk
 
 DEFAULT_IDEMPOTENCY_TTL_S: Final = 24 * 3600
 DEFAULT_FOLLOWUP_LEASE_MS: Final = 5_000
@@ -208,6 +212,10 @@ class EventStore(StreamReads, Snapshots, TableKeys):
         """The periodic passes' locks (:mod:`service.store.locks`)."""
         self.removal = GameRemoval(redis)
         """Deleting and expiring games (:mod:`service.store.removal`)."""
+        self.tails = StreamTails(redis)
+        """The stream hub's reads over many games (:mod:`service.store.tails`)."""
+        self.players = Players(redis, self.seeds)
+        """Player keys and their bound seats (:mod:`service.store.players`)."""
         self.reconciler = ReconcilerState(redis)
         """The reconciler's cursor and figures (:mod:`service.store.reconciler`)."""
         self.audits = AuditRecord(redis)
@@ -220,6 +228,10 @@ class EventStore(StreamReads, Snapshots, TableKeys):
         """The fairness notes and counts (:mod:`service.store.fairness`)."""
         self.hooks = HookStore(redis)
         """Webhook subscriptions and deliveries (:mod:`service.store.hooks`)."""
+        self.rematches = RematchStore(redis)
+        """Rematches asked for at ended games (:mod:`service.store.rematches`)."""
+        self.talk = TableTalk(redis)
+        """The tables' preset messages (:mod:`service.store.talk`)."""
 
     # -- events ------------------------------------------------------------
     def append(

@@ -74,6 +74,23 @@ def tokens(game_id: str) -> str:
     return _game_key(game_id, "tokens")
 
 
+def rematch(game_id: str) -> str:
+    """Hash of the rematch asked for at an ended game: ``seat:<n>`` for each seat that
+    confirmed, ``claim`` while one request opens the next game, ``game`` its id (expires)."""
+    return _game_key(game_id, "rematch")
+
+
+def talk(game_id: str) -> str:
+    """Stream of the table's preset messages: entries ``{s: seat, c: code}`` (capped,
+    expires); a live stream of the game waits on it beside the events."""
+    return _game_key(game_id, "talk")
+
+
+def talk_gap(game_id: str, seat: int) -> str:
+    """Set while ``seat`` may not send another message yet (expires with the gap)."""
+    return _game_key(game_id, f"talk:gap:{int(seat)}")
+
+
 def ledger(game_id: str) -> str:
     """Settlements already made (Azi pots), so a settling job runs once."""
     return _game_key(game_id, "ledger")
@@ -90,6 +107,9 @@ TURN_FIELD: Final = "turn:"
 """The prefix of the :func:`meta` fields that say when each seat's turn began."""
 ACTIVE_FIELD: Final = "active_ms"
 """The :func:`meta` field saying when a person last acted at the table (ms)."""
+CREATOR_FIELD: Final = "creator"
+"""The :func:`meta` field holding a digest of the scope of the client that opened
+the table (:func:`service.seating.creator_mark`): never the client's secret."""
 
 
 def index_shard(game_id: str, shards: int = INDEX_SHARDS) -> int:

@@ -233,21 +233,34 @@ class StreamReads:
         """Events with version > ``after``, waiting up to ``timeout_ms`` (> 0)
         for one to be appended (``XREAD BLOCK``, in slices shorter than the
         client's socket timeout); ``[]`` on timeout."""
+        found = self._block({keys.events(game_id): f"{after}-{LAST_SEQ}"}, timeout_ms)
+        rows = found.get(keys.events(game_id))
+        return self._decode(self.game_of(game_id), rows) if rows else []
+
+    def _block(self, streams: dict[str, str], timeout_ms: int) -> dict[str, Rows]:
+        """``XREAD BLOCK`` over ``streams`` (key → the id after which to read) for up to
+        ``timeout_ms`` (> 0), in slices shorter than the client's socket timeout: the rows
+        that arrived, by key (``{}`` on timeout)."""
         if timeout_ms <= 0:
             raise ValueError("timeout_ms must be positive (0 would wait forever)")
-        key = keys.events(game_id)
         deadline = time.monotonic() + timeout_ms / 1000
         left = timeout_ms
         while True:
             block = min(left, self._block_slice_ms)
-            reply: Any = self._redis.xread({key: f"{after}-{LAST_SEQ}"}, block=block)
+            reply: Any = self._redis.xread(cast(Any, streams), block=block)
             if reply:
                 break
             left = int((deadline - time.monotonic()) * 1000)
             if left <= 0:
-                return []
-        rows = cast(Rows, reply[0][1])
-        return self._decode(self.game_of(game_id), rows)
+                return {}
+        return {
+            (key.decode() if isinstance(key, bytes) else str(key)): cast(Rows, rows)
+            for key, rows in reply
+        }
+
+    def decode(self, game: str, rows: Rows) -> list[StoredEvent]:
+        """Entries of a ``game`` stream as ``XREAD`` returns them, decoded."""
+        return self._decode(game, rows)
 
     def _xrange(self, game_id: str, after: int, limit: int | None) -> Rows:
         rows = self._redis.xrange(keys.events(game_id), str(after + 1), "+", count=limit)

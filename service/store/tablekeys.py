@@ -53,6 +53,16 @@ class TableKeys:
         raw = _bytes(self._redis.hget(keys.tokens(game_id), token_hash))
         return None if raw is None else int(raw)
 
+    def note_creator(self, game_id: str, mark: str) -> None:
+        """Keep the digest that marks the table creator's client (see
+        :data:`keys.CREATOR_FIELD`)."""
+        self._redis.hset(keys.meta(game_id), keys.CREATOR_FIELD, mark)
+
+    def creator_mark(self, game_id: str) -> str | None:
+        """The digest :meth:`note_creator` kept, if any."""
+        raw = _bytes(self._redis.hget(keys.meta(game_id), keys.CREATOR_FIELD))
+        return None if raw is None else raw.decode()
+
     def note_activity(self, game_id: str, at_ms: int | None = None) -> None:
         """Note that a person acted at the table at ``at_ms`` (Redis's time now
         when ``None``), in the game's meta hash."""

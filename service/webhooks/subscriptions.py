@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from service.config import Settings
 from service.errors import TooManyWebhooks, WebhookNotFound, WebhooksClosed
@@ -18,7 +18,9 @@ from service.store import EventStore
 from service.store.hooks import DeliveryRecord, Subscription
 
 from . import EVENTS
-from .outbound import Outbound
+
+if TYPE_CHECKING:  # httpx (under it) is for the workers that send; the API never loads it
+    from .outbound import Outbound
 
 HOOK_ID_BYTES: Final = 8
 SECRET_BYTES: Final = 32

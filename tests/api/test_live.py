@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Any
 
 import httpx
 import pytest
+import redis
 
 from .conftest import LiveServer
 
@@ -121,3 +123,62 @@ def test_the_live_stream_follows_the_game(live: LiveServer) -> None:
         assert lines[-1]["kind"] == "end"
         revealed = [line for line in lines if line.get("event", {}).get("type") == "SeedRevealed"]
         assert len(revealed) == 1
+
+
+def test_streams_opening_at_once_while_redis_fails_are_503s_never_500s(
+    live: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reconnect storm: a table's streams all open at once (half resuming with
+    ``after``) while the store's pool times out some of their openings' reads, as
+    a blocking pool raises when every connection is busy. Each is a stream that
+    starts with its view or a 503 problem, never a server's 500; and the hub holds
+    no subscriber of any once they are closed."""
+    svc = live.service
+    with httpx.Client(base_url=live.url, timeout=10) as http:
+        gid, tokens = seat_up(http, "hazari", options={"target": 360})
+    svc.advance(gid)
+    calls = {"talk": 0, "read": 0}
+    talk_last_id, read = svc.store.talk.last_id, svc.store.read
+
+    def failing(name: str, real: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            if calls[name] % 2:
+                raise redis.ConnectionError("No connection available.")
+            return real(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(svc.store.talk, "last_id", failing("talk", talk_last_id))
+    monkeypatch.setattr(svc.store, "read", failing("read", read))
+    statuses: list[tuple[int, str, str]] = []
+    streams = 3 * len(tokens)  # each seat's cap of open streams
+    barrier = threading.Barrier(streams)
+
+    def open_one(n: int) -> None:
+        headers = {"Accept": "application/x-ndjson", **auth(tokens[n % len(tokens)])}
+        query = "?after=0" if n % 2 else ""
+        with httpx.Client(base_url=live.url, timeout=30) as own:
+            barrier.wait()
+            with own.stream("GET", f"/games/{gid}/events{query}", headers=headers) as r:
+                first = next(r.iter_lines(), "")
+                statuses.append((r.status_code, r.headers.get("content-type", ""), first))
+
+    threads = [threading.Thread(target=open_one, args=(n,)) for n in range(streams)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(statuses) == streams
+    assert {status for status, _, _ in statuses} == {200, 503}, statuses
+    for status, kind, first in statuses:
+        if status == 503:
+            assert kind == "application/problem+json"
+            assert json.loads(first)["code"] == "store-unavailable"
+        else:
+            assert json.loads(first)["kind"] == "view"
+    hub = live.app.extensions["cardroom_hub"]
+    deadline = time.monotonic() + 10  # the server closes each stream as its client goes
+    while hub.feeds and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not hub.feeds, "a stream's subscriber was left on the hub"

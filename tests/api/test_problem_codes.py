@@ -135,7 +135,24 @@ def problem_of(client: FlaskClient, path: str, body: Any) -> dict[str, Any]:
         ),
         ({"ante": "ten"}, "option-not-whole", {"option": "ante"}),
         ({"deck": 32}, "option-choice", {"option": "deck", "choices": [27, 36]}),
-        ({"colour": "red"}, "option-unknown", {"option": "colour"}),
+        (
+            {"colour": "red"},
+            "option-unknown",
+            {
+                "option": "colour",
+                "known": [
+                    "ante",
+                    "azi_buy_in",
+                    "bot_delay_s",
+                    "buy_in",
+                    "cards",
+                    "deck",
+                    "min_bet",
+                    "six_on_stage",
+                    "turn_timeout_s",
+                ],
+            },
+        ),
         (
             {"turn_timeout_s": 90000},
             "option-out-of-range",

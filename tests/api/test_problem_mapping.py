@@ -49,6 +49,7 @@ INTERNAL: dict[str, str] = {
     "service.replay.ReplayFormatError": "the command line's replay files",
     "service.replay._Mismatch": "caught inside the audit, which reports it",
     "service.retention.ArchiveMismatch": "caught inside the retention pass",
+    "service.store.tails.TailLost": "caught by the stream hub's reader thread, whose streams end",
     "service.fairness.expectations.UnknownContext": "a deal context the engines never note: a bug",
 }
 

@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
+from schemas.api import GAME_VIEW
 from service.api import views
 from service.games import GameService
 from workers.embedded import EmbeddedWorker
 
 from .helpers import Api
+from .typed import untyped
 
 
 def test_a_view_is_rendered_once_per_version_and_viewer(
@@ -65,6 +67,21 @@ def _strictly_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def _difference(a: Any, b: Any, at: str = "") -> str:
+    """Where two JSON values first differ, for the assertion's message."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in a.keys() | b.keys():
+            if k not in a or k not in b:
+                return f"{at}.{k}: {a.get(k, '<absent>')!r} / {b.get(k, '<absent>')!r}"
+            if not _strictly_equal(a[k], b[k]):
+                return _difference(a[k], b[k], f"{at}.{k}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if not _strictly_equal(x, y):
+                return _difference(x, y, f"{at}[{i}]")
+    return f"{at}: {a!r} / {b!r}"
+
+
 @pytest.mark.parametrize(
     ("game", "seats", "limit"), [("murlan", None, 60), ("hazari", None, None), ("azi", 3, 45.5)]
 )
@@ -90,7 +107,8 @@ def test_a_view_is_written_as_the_schema_reads_it(
             for viewer in (None, *range(state.seat_count)):
                 fast = json.loads(views.render(state, viewer, service))
                 model = json.loads(views.validated(state, viewer, service))
-                assert _strictly_equal(fast, model), (viewer, fast, model)
+                assert _strictly_equal(fast, model), (viewer, _difference(fast, model))
+                assert not untyped(GAME_VIEW.validate_python(fast)), viewer
                 checked += 1
             to_act = sorted(state.engine.to_act(state.engine_state))
             if state.over or not to_act:

@@ -44,9 +44,12 @@ TIMEOUTS = 3
 """Timeouts of the short table to see: three turns running."""
 BOT_MOVES = 3
 """Bots' moves to see."""
-LATE_MS = 3_000
+LATE_MS = 15_000
 """How late a timeout may land after its deadline: the timers' poll, a claim,
-the follow-up and its append, on a machine shared with other tests."""
+the follow-up and its append, on a machine shared with other tests (4.4 s was
+seen with the whole suite running on two cores). A worker that read its own
+clock would be an hour off, 240 times this; how soon timeouts land is a figure
+(printed), not this test's target."""
 
 
 def start_skewed_worker(cluster: Cluster, shift_s: int, report: Path) -> None:

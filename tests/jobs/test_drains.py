@@ -99,8 +99,12 @@ def ctx() -> Iterator[WorkerContext]:
     yield install(Runtime.from_settings(settings))
 
 
-def bot_table(ctx: WorkerContext, game: str = "murlan") -> str:
-    state = ctx.service.create_game(game, None, None)
+QUICK: dict[str, dict[str, Any]] = {"azi": {"buy_in": 40}}
+"""Options of a match bots play out in a few hands (the drains, not the game, are tested)."""
+
+
+def bot_table(ctx: WorkerContext, game: str = "azi") -> str:
+    state = ctx.service.create_game(game, QUICK.get(game), 2 if game == "azi" else None)
     for n in range(state.seat_count):
         ctx.service.take_seat(state.game_id, f"bot{n}", None, bot=True)
     return str(state.game_id)

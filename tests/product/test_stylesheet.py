@@ -61,3 +61,8 @@ def test_the_check_finds_a_rule_left_open_and_a_stray_brace() -> None:
     ]
     assert problems(".a { content: '}'; }\n/* { */\n}") == ["line 3: a } closes nothing"]
     assert problems("@media (x) { .a { color: red; } }") == []
+
+
+def test_the_features_stylesheet_too() -> None:
+    features = STYLESHEET.with_name("features.css")
+    assert problems(features.read_text(encoding="utf-8")) == []

@@ -41,6 +41,7 @@ def test_the_licences_travel_with_the_code(wheel: zipfile.ZipFile) -> None:
     assert wheel.read("service/web/static/vendor/LICENSES.txt").decode() == vendored
     assert dist_info(wheel, "licenses/service/web/static/vendor/LICENSES.txt") == vendored
     assert "service/web/static/vendor/intl-messageformat.js" in names
+    assert "service/web/static/vendor/axe.min.js" in names
     metadata = Parser().parsestr(dist_info(wheel, "METADATA"))
     assert metadata["License-Expression"] == "MIT"
     assert set(metadata.get_all("License-File") or []) == {

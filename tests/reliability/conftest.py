@@ -35,7 +35,10 @@ def make_app(settings: Settings, **config: Any) -> Flask:
 
 @pytest.fixture
 def app() -> Flask:
-    settings = load_settings(stream_keepalive_s=0.2, bot_delay_s=0)
+    # No worker runs here: the follow-up markers and drain slots a request leaves are
+    # leased for the longest time allowed, so none expires while a test compares
+    # the keys before and after a request (an expiry is not a request's change).
+    settings = load_settings(stream_keepalive_s=0.2, bot_delay_s=0, followup_lease_s=300)
     return make_app(settings, RATELIMIT_ENABLED=False)
 
 
@@ -133,10 +136,14 @@ def azi(client: FlaskClient, service: GameService) -> Seated:
 
 
 def dump(service: GameService) -> Dump:
-    """Every key the service keeps (``cardroom:*``) with its whole value."""
+    """Every key the service keeps (``cardroom:*``) with its whole value, but the
+    stream hub's wake-up keys: a live stream opened wakes its process's reader
+    (:mod:`service.store.tails`), which is no game's state."""
     redis = client_of(service.store)
     out: Dump = {}
     for key in sorted(redis.scan_iter(match="cardroom:*")):
+        if key.startswith(b"cardroom:{hub:") and key.endswith(b"}:wake"):
+            continue
         kind = redis.type(key)
         if kind == b"stream":
             out[key] = redis.xrange(key)

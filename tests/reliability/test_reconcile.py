@@ -26,7 +26,13 @@ from workers.reconcile import reconcile_pass
 
 @pytest.fixture
 def ctx() -> Iterator[WorkerContext]:
-    settings = load_settings(redis_url=None, bot_delay_s=0, job_retry_backoff_s="")
+    # Leases as long as allowed: a drain's slot taken when a game is poked must
+    # not expire by itself while a test runs on a busy machine (the next pass
+    # would take it for a lost drain and start another). The tests that need a
+    # lease to run out give their times explicitly.
+    settings = load_settings(
+        redis_url=None, bot_delay_s=0, job_retry_backoff_s="", followup_lease_s=300
+    )
     yield install(Runtime.from_settings(settings))
 
 

@@ -21,7 +21,12 @@ from schemas.codec import (
     unpack_event,
 )
 from schemas.events import event_classes, event_json_schema, event_model, schema_version
-from schemas.upcasters import UPCASTERS, upcast_SeatTaken_v1_v2, upcast_SeatTaken_v2_v3
+from schemas.upcasters import (
+    UPCASTERS,
+    upcast_SeatTaken_v1_v2,
+    upcast_SeatTaken_v2_v3,
+    upcast_SeatTaken_v3_v4,
+)
 from service.engines import table
 from service.engines.base import Event
 from service.engines.registry import GAMES, engine_for
@@ -71,8 +76,9 @@ def test_each_game_has_a_json_schema_of_its_events(game: str) -> None:
     mapping = schema["discriminator"]["mapping"]
     assert set(mapping) == set(event_classes(game))
     seat_taken = schema["$defs"]["SeatTaken"]
-    assert seat_taken["properties"]["schema_version"]["const"] == 3
+    assert seat_taken["properties"]["schema_version"]["const"] == 4
     assert "bot" in seat_taken["properties"] and "seed_origin" in seat_taken["properties"]
+    assert "creator" in seat_taken["properties"]
     json.dumps(schema)
 
 
@@ -80,8 +86,8 @@ def test_unknown_types_and_versions_are_named_errors() -> None:
     data = encode_event(table.SeatTaken(0, "Ana", "seed"))
     with pytest.raises(EventDecodeError, match="no such event type"):
         decode_event("azi", {**data, "type": "Nope"})
-    with pytest.raises(EventDecodeError, match="schema_version 4"):
-        decode_event("azi", {**data, "schema_version": 4})
+    with pytest.raises(EventDecodeError, match="schema_version 5"):
+        decode_event("azi", {**data, "schema_version": 5})
     with pytest.raises(EventDecodeError, match="seat"):
         decode_event("azi", {**data, "seat": "zero"})
     with pytest.raises(EventDecodeError, match="Extra inputs"):
@@ -100,15 +106,26 @@ def v1_rows() -> list[dict[str, object]]:
 def test_the_seat_taken_upcaster_is_registered() -> None:
     assert UPCASTERS[("table", "SeatTaken", 1)] is upcast_SeatTaken_v1_v2
     assert UPCASTERS[("table", "SeatTaken", 2)] is upcast_SeatTaken_v2_v3
-    assert schema_version(table.SeatTaken) == 3
+    assert UPCASTERS[("table", "SeatTaken", 3)] is upcast_SeatTaken_v3_v4
+    assert schema_version(table.SeatTaken) == 4
+    assert upcast_SeatTaken_v3_v4({"seat": 1}) == {"seat": 1, "creator": False}
     assert upcast_SeatTaken_v1_v2({"seat": 1}) == {"seat": 1, "bot": False}
     assert upcast_SeatTaken_v2_v3({"seat": 1}) == {"seat": 1, "seed_origin": "unrecorded"}
+
+
+def test_a_v3_seat_reads_as_nobody_s_the_creator() -> None:
+    """A seat stored before the creator's seat was marked is not the creator's."""
+    v3 = {**encode_event(table.SeatTaken(0, "Ana", "abc", False, "player", True))}
+    v3["schema_version"] = 3
+    del v3["creator"]
+    assert decode_event("azi", v3, strict=True) == table.SeatTaken(0, "Ana", "abc")
 
 
 def test_a_v2_seat_reads_as_an_unrecorded_seed_origin() -> None:
     """A seat stored before origins were recorded does not claim its seed was committed."""
     v2 = {**encode_event(table.SeatTaken(0, "Bot", "abc", True)), "schema_version": 2}
     del v2["seed_origin"]
+    del v2["creator"]
     assert decode_event("azi", v2, strict=True) == table.SeatTaken(
         0, "Bot", "abc", True, "unrecorded"
     )
@@ -144,7 +161,7 @@ def test_a_v1_archive_imports_reads_upcast_and_stays_v1(fake_redis: redis.Redis)
 
 
 def test_new_events_are_written_at_the_current_version() -> None:
-    assert pack_event(table.SeatTaken(0, "Ana", "s", True))[:2] == ("SeatTaken", 3)
+    assert pack_event(table.SeatTaken(0, "Ana", "s", True))[:2] == ("SeatTaken", 4)
     assert pack_event(created())[:2] == ("GameCreated", 1)
 
 
@@ -182,6 +199,7 @@ def test_a_snapshot_kept_before_the_game_was_table_kind_loads(fake_redis: redis.
     again = json.loads(encode_state(state))
     for seat in again["seats"]:
         assert seat.pop("seed_origin") == "unrecorded"
+        assert seat.pop("creator") is False
     assert again == json.loads(kept["s"])
     store = EventStore(fake_redis)
     fake_redis.hset(keys.snapshot("old-snapshot"), mapping=kept)

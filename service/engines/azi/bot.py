@@ -7,7 +7,9 @@ and the chance of two successes out of three follows from those. Bidding
 weighs that chance against the pot odds and the number of opponents still
 in; the lead is worth a little extra and an early position (many players
 still to speak) asks for a better hand. Strong hands bet big: twice the pot,
-or everything with the strongest. In play the bot wins a trick as cheaply as
+three times it with the strongest; everything only when the stack left behind
+such a bet would be smaller than the pot (a short stack is committed anyway),
+so a full stack is never pushed in on one hand's cards. In play the bot wins a trick as cheaply as
 it safely can and throws its weakest card otherwise. It joins an Azi replay
 when the price is small next to its stack.
 """
@@ -117,24 +119,38 @@ def _bid(state: AziState, seat: int) -> JSON:
             1 for o in in_play if o != seat and state.stacks[o] > 0 and state.actions[o] == 0
         )
         if can_bet and s >= fair * (OPEN_MARGIN + OPEN_MARGIN_PER_PLAYER_BEHIND * behind):
-            return {"action": "bet", "amount": _bet_size(s, low, high, pot)}
+            return {"action": "bet", "amount": bet_size(s, low, high, pot)}
         return {"action": "fold"}
     owed = min(state.highest - state.bids[seat], state.stacks[seat])
     if can_bet and s >= max(RAISE_AT, fair * RAISE_MARGIN):
-        return {"action": "bet", "amount": _bet_size(s, low, high, pot)}
+        return {"action": "bet", "amount": bet_size(s, low, high, pot)}
     if s * (pot + owed) > owed * CALL_MARGIN:
         return {"action": "call"}
     return {"action": "fold"}
 
 
-def _bet_size(s: float, low: int, high: int, pot: int) -> int:
-    """The smallest bid with fair hands, twice the pot with strong ones, all
-    in with the strongest."""
-    if s >= 0.8:
+STRONG = 0.8
+"""A hand this strong bets three pots…"""
+GOOD = 0.6
+"""…this strong two pots; a fair one the smallest bid."""
+
+
+def bet_size(s: float, low: int, high: int, pot: int) -> int:
+    """The bid for a hand of strength ``s``, between the smallest bid ``low`` and
+    everything ``high``: ``low`` with fair hands, twice the pot above it with good
+    ones, three times with strong ones. All in only when what such a bet would
+    leave behind is less than the pot: a short stack is committed anyway, while a
+    full one is never put in on one hand (whoever calls it risks the match on
+    three cards, and whoever folds leaves the bot a pot it would take smaller)."""
+    if s >= STRONG:
+        size = 3 * pot + low
+    elif s >= GOOD:
+        size = 2 * pot + low
+    else:
+        return low
+    if high - size < pot:
         return high
-    if s >= 0.6:
-        return max(low, min(high, 2 * pot + low))
-    return low
+    return max(low, min(high, size))
 
 
 # -- play -------------------------------------------------------------------------

@@ -27,7 +27,7 @@ def suit_of(card: str) -> str:
 
 @cache
 def deck(size: int) -> tuple[str, ...]:
-    """The canonical deck order of ``rules/cards.md`` (27 or 36 cards)."""
+    """The canonical deck order of ``docs/cards.md`` (27 or 36 cards)."""
     return tuple(str(c) for c in canonical_deck(size))
 
 

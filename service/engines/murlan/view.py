@@ -28,7 +28,8 @@ def table_view(state: MurlanState, viewer: int | None, to_act: tuple[int, ...]) 
         "dealer": deal.number % SEATS if deal.number >= 0 else None,
         "turn": trick.turn if playing else None,
         "to_act": list(to_act),
-        "table": table,
+        "to_beat": table,
+        "table": table,  # deprecated: the same as ``to_beat``
         "leading": playing and trick.table is None,
         "must_include": CARD_NAMES[trick.must_include] if trick.must_include >= 0 else None,
         "hand_counts": [len(h) for h in deal.hands],

@@ -13,7 +13,7 @@ from ..base import Event
 from ..registry import engine_for
 from ..shuffle import ALGORITHM, SEED_PLAYER
 
-COMMON_OPTIONS = ("turn_timeout_s",)
+COMMON_OPTIONS = ("turn_timeout_s", "bot_delay_s")
 """The options of :class:`GameCreated` that are the table's, not its engine's."""
 
 
@@ -32,7 +32,10 @@ class GameCreated(Event):
 class SeatTaken(Event):
     """``seed_origin`` says who chose ``client_seed``: ``player`` (it came with the
     request), ``derived`` (the server derived it from the committed seed) or, in a
-    game stored before origins were recorded, ``unrecorded``."""
+    game stored before origins were recorded, ``unrecorded``. ``creator`` marks
+    the first person's seat taken by the client that opened the table (the same
+    ``Client-Secret``, or ``Client-Id`` and address, as its ``POST /games``);
+    false in games stored before it was recorded."""
 
     type: ClassVar[str] = "SeatTaken"
     seat: int
@@ -40,6 +43,7 @@ class SeatTaken(Event):
     client_seed: str
     bot: bool = False
     seed_origin: str = SEED_PLAYER
+    creator: bool = False
 
 
 @dataclass(frozen=True, slots=True)

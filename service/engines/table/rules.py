@@ -5,7 +5,7 @@ a seat's turn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..base import JSON, Event, Move, OptionError, RuleError
@@ -18,6 +18,7 @@ from ..shuffle import (
     validate_client_seed,
 )
 from .events import (
+    COMMON_OPTIONS,
     GameAbandoned,
     GameCreated,
     SeatAway,
@@ -33,6 +34,8 @@ DEFAULT_TURN_TIMEOUT_S: Final = 60
 """The turn limit of a table created without ``turn_timeout_s`` (or with ``null``)."""
 NO_TURN_LIMIT: Final = (0, "none")
 """``turn_timeout_s`` values that ask for no turn limit at all (stored as ``null``)."""
+BOT_DELAY_MAX_S: Final = 10
+"""The longest thinking delay a table may ask of its bots (``bot_delay_s``)."""
 AWAY_AFTER_TIMEOUTS: Final = 2
 """Turns in a row a seat may time out before it is marked away."""
 
@@ -63,37 +66,84 @@ class TableError(RuleError):
 
 # -- commands ---------------------------------------------------------------
 def parse_options(game: str, raw: Mapping[str, Any] | None) -> JSON:
-    """Engine options plus the options every game has."""
+    """Engine options plus the options every game has (:data:`COMMON_OPTIONS`)."""
     raw = dict(raw or {})
-    timeout = raw.pop("turn_timeout_s", None)
-    if timeout is None:
-        timeout = DEFAULT_TURN_TIMEOUT_S
-    elif not isinstance(timeout, bool) and timeout in NO_TURN_LIMIT:
-        timeout = None
-    else:
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-            raise OptionError(
-                "turn_timeout_s",
-                'turn_timeout_s must be a number of seconds, 0 or "none" (no limit), or null',
-                "option-not-whole",
-            )
-        if not 1 <= timeout <= 86_400:
-            raise OptionError(
-                "turn_timeout_s",
-                f'turn_timeout_s {timeout} is out of range 1..86400 (0 or "none": no limit)',
-                "option-out-of-range",
-                value=timeout,
-                min=1,
-                max=86_400,
-            )
-    options = engine_for(game).parse_options(raw)
+    timeout = _turn_timeout(raw.pop("turn_timeout_s", None))
+    delay = _bot_delay(raw.pop("bot_delay_s", None))
+    engine = engine_for(game)
+    try:
+        options = engine.parse_options(raw)
+    except OptionError as exc:
+        if exc.code != "option-unknown":
+            raise
+        known = sorted({*engine.parse_options({}), *COMMON_OPTIONS})
+        raise OptionError(
+            exc.option,
+            f"unknown option {exc.option!r} for {game} (known: {', '.join(known)})",
+            "option-unknown",
+            known=known,
+        ) from None
     options["turn_timeout_s"] = timeout
+    if delay is not None:
+        options["bot_delay_s"] = delay
     return options
 
 
+def _turn_timeout(timeout: Any) -> float | None:
+    if timeout is None:
+        return DEFAULT_TURN_TIMEOUT_S
+    if not isinstance(timeout, bool) and timeout in NO_TURN_LIMIT:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise OptionError(
+            "turn_timeout_s",
+            'turn_timeout_s must be a number of seconds, 0 or "none" (no limit), or null',
+            "option-not-whole",
+        )
+    if not 1 <= timeout <= 86_400:
+        raise OptionError(
+            "turn_timeout_s",
+            f'turn_timeout_s {timeout} is out of range 1..86400 (0 or "none": no limit)',
+            "option-out-of-range",
+            value=timeout,
+            min=1,
+            max=86_400,
+        )
+    return timeout
+
+
+def _bot_delay(delay: Any) -> float | None:
+    """``bot_delay_s``: this table's bots' thinking delay, 0-:data:`BOT_DELAY_MAX_S`
+    seconds; ``None`` (absent or null) leaves it to the server's setting."""
+    if delay is None:
+        return None
+    if isinstance(delay, bool) or not isinstance(delay, (int, float)) or delay != delay:
+        raise OptionError(
+            "bot_delay_s", "bot_delay_s must be a number of seconds", "option-not-whole"
+        )
+    if not 0 <= delay <= BOT_DELAY_MAX_S:
+        raise OptionError(
+            "bot_delay_s",
+            f"bot_delay_s {delay} is out of range 0..{BOT_DELAY_MAX_S}",
+            "option-out-of-range",
+            value=delay,
+            min=0,
+            max=BOT_DELAY_MAX_S,
+        )
+    return delay
+
+
 def create(
-    game_id: str, game: str, options: Mapping[str, Any] | None, seats: int | None, commitment: str
+    game_id: str,
+    game: str,
+    options: Mapping[str, Any] | None,
+    seats: int | None,
+    commitment: str,
+    bots: Sequence[tuple[int, str]] = (),
+    server_seed: bytes | None = None,
 ) -> list[Event]:
+    """A new table's events: its creation, then a house bot in each seat of
+    ``bots`` (seat, name), its client seed derived from ``server_seed``."""
     engine = engine_for(game)
     if seats is None:
         if engine.min_seats != engine.max_seats:
@@ -122,7 +172,46 @@ def create(
             min=engine.min_seats,
             max=engine.max_seats,
         )
-    return [GameCreated(game_id, game, parse_options(game, options), seats, commitment)]
+    created = GameCreated(game_id, game, parse_options(game, options), seats, commitment)
+    return [created, *_bots_seated(bots, seats, server_seed)]
+
+
+def _bots_seated(
+    bots: Sequence[tuple[int, str]], seats: int, server_seed: bytes | None
+) -> list[Event]:
+    """The ``SeatTaken`` of each bot seated at creation; a seat out of range or
+    named twice, a bad name, or every seat a bot, is an error naming ``bots``."""
+    if not bots:
+        return []
+    if server_seed is None:
+        raise SeedError("bots seated at creation need the server seed to derive their seeds")
+    taken: list[Event] = []
+    chosen: set[int] = set()
+    for seat, name in bots:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
+            raise OptionError(
+                "bots",
+                f"a bot's seat {seat!r} is out of range 0..{seats - 1}",
+                "option-out-of-range",
+                value=seat,
+                min=0,
+                max=seats - 1,
+            )
+        if seat in chosen:
+            raise OptionError("bots", f"seat {seat} is named twice", "option-invalid", value=seat)
+        name = name.strip() if isinstance(name, str) else ""
+        if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
+            raise OptionError(
+                "bots", f"a bot's name must be 1-{NAME_MAX} printable characters", "option-invalid"
+            )
+        chosen.add(seat)
+        seed = derived_client_seed(server_seed, seat)
+        taken.append(SeatTaken(seat, name, seed, True, SEED_DERIVED))
+    if len(chosen) == seats:
+        raise OptionError(
+            "bots", f"bots may take at most {seats - 1} of the {seats} seats", "option-invalid"
+        )
+    return taken
 
 
 def take_seat(
@@ -131,11 +220,13 @@ def take_seat(
     client_seed: str | None,
     bot: bool = False,
     server_seed: bytes | None = None,
+    creator: bool = False,
 ) -> list[Event]:
     """The next free seat. A seat that brings no ``client_seed``, and every bot,
     gets the one derived from ``server_seed`` for its index
     (:func:`derived_client_seed`): the server's part is then fixed by its
-    commitment, whoever sits down first. A bot brings none."""
+    commitment, whoever sits down first. A bot brings none. ``creator``: the
+    seat is the table creator's (a person's, the first such; see :class:`SeatTaken`)."""
     if state.over:
         raise TableError("game_over", f"game {state.game_id} has ended")
     free = [i for i, s in enumerate(state.seats) if s is None]
@@ -148,13 +239,14 @@ def take_seat(
         raise TableError("bad_name", f"name must be 1-{NAME_MAX} printable characters")
     if bot and client_seed is not None:
         raise SeedError("a bot's client_seed is derived from the committed server seed: send none")
+    marked = bool(creator) and not bot and not any(s is not None and s.creator for s in state.seats)
     if client_seed is None:
         if server_seed is None:
             raise SeedError("a seat without a client_seed needs the server seed to derive one")
         derived = derived_client_seed(server_seed, free[0])
-        return [SeatTaken(free[0], name, derived, bool(bot), SEED_DERIVED)]
+        return [SeatTaken(free[0], name, derived, bool(bot), SEED_DERIVED, marked)]
     validate_client_seed(client_seed)
-    return [SeatTaken(free[0], name, client_seed, bool(bot), SEED_PLAYER)]
+    return [SeatTaken(free[0], name, client_seed, bool(bot), SEED_PLAYER, marked)]
 
 
 def decide(state: Table, seat: int, move: Move) -> list[Event]:

@@ -36,6 +36,8 @@ class Seat:
     seed_origin: str = SEED_UNRECORDED
     """Who chose ``client_seed`` (see :class:`SeatTaken`); a state kept before
     origins were recorded reads as ``unrecorded``."""
+    creator: bool = False
+    """The seat of the table's creator (see :class:`SeatTaken`)."""
 
     def as_json(self) -> JSON:
         return {
@@ -44,6 +46,7 @@ class Seat:
             "client_seed": self.client_seed,
             "bot": self.bot,
             "seed_origin": self.seed_origin,
+            "creator": self.creator,
         }
 
 
@@ -102,6 +105,13 @@ class Table:
         """The table's turn limit; ``None``: no limit (asked for, or a table created
         before every table had one)."""
         value = self.options.get("turn_timeout_s")
+        return None if value is None else float(value)
+
+    @property
+    def bot_delay_s(self) -> float | None:
+        """This table's bots' thinking delay (option ``bot_delay_s``); ``None``: the
+        server's setting."""
+        value = self.options.get("bot_delay_s")
         return None if value is None else float(value)
 
 
@@ -195,7 +205,7 @@ def apply(state: Table | None, event: Event) -> Table:
     if isinstance(event, SeatTaken):
         seats = list(state.seats)
         seats[event.seat] = Seat(
-            event.seat, event.name, event.client_seed, event.bot, event.seed_origin
+            event.seat, event.name, event.client_seed, event.bot, event.seed_origin, event.creator
         )
         return _turns(evolve(state, seats=tuple(seats), version=version))
     if isinstance(event, SeedRevealed):

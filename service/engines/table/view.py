@@ -13,6 +13,23 @@ def redact(state: Table, event: Event, viewer: int | None) -> Event:
     return event.redact(viewer)
 
 
+def seat_rows(state: Table) -> list[JSON]:
+    """Every seat as the views show it: who sits there, or a free seat's nulls."""
+    return [
+        s.as_json()
+        if s is not None
+        else {
+            "seat": i,
+            "name": None,
+            "client_seed": None,
+            "bot": False,
+            "seed_origin": None,
+            "creator": False,
+        }
+        for i, s in enumerate(state.seats)
+    ]
+
+
 def view(state: Table, viewer: int | None) -> JSON:
     """The whole view of a game for a seat (or the public)."""
     engine = state.engine
@@ -25,22 +42,11 @@ def view(state: Table, viewer: int | None) -> JSON:
         "options": state.options,
         "commitment": state.commitment,
         "server_seed": state.server_seed,
-        "seats": [
-            s.as_json()
-            if s is not None
-            else {
-                "seat": i,
-                "name": None,
-                "client_seed": None,
-                "bot": False,
-                "seed_origin": None,
-            }
-            for i, s in enumerate(state.seats)
-        ],
+        "seats": seat_rows(state),
         "to_act": to_act,
         "away": sorted(state.away),
         "abandoned": state.abandoned,
-        "table": engine.view(state.engine_state, viewer),
+        "table": {"game": state.kind, **engine.view(state.engine_state, viewer)},
         "result": engine.result(state.engine_state),
     }
     if viewer is not None:

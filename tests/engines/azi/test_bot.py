@@ -8,7 +8,7 @@ from typing import Any
 from service.devstack import new_game, play
 from service.engines import table
 from service.engines.azi import ENGINE
-from service.engines.azi.bot import strength
+from service.engines.azi.bot import bet_size, strength
 from service.engines.azi.events import AntesPaid, PotSettled
 from service.engines.azi.state import AziState
 from tests.engines.azi.support import assert_listed, deal, new_table
@@ -90,3 +90,28 @@ def test_the_bot_wins_a_trick_cheaply_when_last() -> None:
     state = ENGINE.fold(state, ENGINE.decide(state, 1, {"action": "call"}))
     state = ENGINE.fold(state, ENGINE.decide(state, 0, {"action": "play", "card": "9D"}))
     assert ENGINE.bot_move(state, 1) == {"action": "play", "card": "QD"}
+
+
+def test_the_strongest_first_hand_bets_three_pots_not_the_whole_stack() -> None:
+    """The first hand of a match, the strongest cards (two top trumps and an ace): a
+    big bet, never the 990 chips of a full stack."""
+    strong, _ = deal(new_table(3), 2, {0: "AH KH AS", 1: "QH 7S 7D", 2: "TH 8S 9D"}, "9H")
+    assert strength(strong, 0) >= 0.8
+    move = ENGINE.bot_move(strong, 0)
+    assert move == {"action": "bet", "amount": 3 * strong.pot + strong.options.min_bet}
+    assert move["amount"] < strong.stacks[0] // 4
+
+
+def test_a_short_stack_with_a_strong_hand_goes_all_in() -> None:
+    """With less than a pot left behind three pots, the bot puts in everything."""
+    short, _ = deal(new_table(3, buy_in=60), 2, {0: "AH KH AS", 1: "QH 7S 7D", 2: "TH 8S 9D"}, "9H")
+    move = ENGINE.bot_move(short, 0)
+    assert move == {"action": "bet", "amount": short.stacks[0]}
+
+
+def test_bet_sizes_by_strength() -> None:
+    assert bet_size(0.5, 10, 990, 30) == 10
+    assert bet_size(0.7, 10, 990, 30) == 70
+    assert bet_size(0.9, 10, 990, 30) == 100
+    assert bet_size(0.9, 10, 120, 30) == 120  # 20 would be left: less than the pot
+    assert bet_size(0.7, 40, 60, 30) == 60
