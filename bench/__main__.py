@@ -23,6 +23,7 @@ BENCHES = (
     "bench.bench_webhooks",
     "bench.bench_kit",
     "bench.bench_streams",
+    "bench.greenlet_floor",
     "bench.bench_cluster",
     "bench.throughput",
     "bench.load",

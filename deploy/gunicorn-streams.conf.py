@@ -6,7 +6,7 @@ hundreds of games each (redis-py's socket is cooperative once gevent has
 patched the standard library, which its worker does before loading the
 application), so one process holds ten thousand streams. The caps on open
 streams are the application's (``CARDROOM_STREAMS_*``; here 10,000 streams a
-process unless set, about 27 KiB each, docs/operations.md);
+process unless set, about 24 KiB each, docs/operations.md);
 ``worker_connections`` only has to be above them, and the open-files limit
 is raised to its hard limit for them.
 """

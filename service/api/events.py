@@ -44,11 +44,10 @@ from service.engines import table
 
 from .http import bearer_token, query, reply, service
 from .limits import charge_events
-from .live import Opened, finished, game_lines, limit_writes, process_hub
+from .live import NDJSON, LiveResponse, Opened, finished, game_lines, limit_writes, process_hub
 from .streamcaps import StreamSlots
 
 bp = Blueprint("events", __name__)
-NDJSON = "application/x-ndjson"
 
 
 def wants_stream() -> bool:
@@ -83,11 +82,7 @@ def events(game_id: str) -> Response:
                     svc, process_hub(svc), state, seat, q_stream.after, keepalive_ms, q_stream.views
                 )
             )
-            response = Response(
-                lines,
-                mimetype=NDJSON,
-                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-            )
+            response = LiveResponse(lines)
         except BaseException:
             slots.release(address, game_id, seat)
             raise

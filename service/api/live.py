@@ -22,21 +22,24 @@ import contextlib
 import json
 import socket
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Final
 
-from flask import current_app
+from flask import Response, current_app
 
 from service.bodies import event_json
 from service.engines import table
 from service.games import GameService
 from service.hub import Batch, Collector, Hub, Subscriber
 from service.store import EventStore, StoredEvent
+from service.store.talk import Said
 
 from .progress import full_view
 
 _made = threading.Lock()
+NDJSON: Final = "application/x-ndjson"
 SEND_BUFFER: Final = 32 * 1024
 """The kernel's send buffer of a stream's socket (Linux doubles it): lines are
 small and few a second, and a client that stops reading holds no more."""
@@ -48,6 +51,11 @@ HELD_TEXT: Final = 512
 
 def line(kind: str, version: int, **payload: Any) -> str:
     return json.dumps({"kind": kind, "version": version, **payload}, separators=(",", ":")) + "\n"
+
+
+def messages(said: list[Said], version: int) -> str:
+    """The ``message`` lines of table talk said (``said``: its messages)."""
+    return "".join(line("message", version, message=m.json()) for m in said)
 
 
 def finished(state: table.Table) -> bool:
@@ -118,40 +126,73 @@ def catch_up(svc: GameService, state: table.Table, viewer: int | None, after: in
     return "".join(render(state, s, viewer) for s in stored)
 
 
-class Opened(Iterator[str]):
-    """A stream's lines, its opening taken at once: what made it fails the request
-    (the generator has then let go of what it held), not the response once
-    begun, where a WSGI server answers a bare 500. Closing it closes the stream.
+def sent(text: str) -> Generator[bytes, None, None]:
+    """``text`` as a stream writes it (``yield from``): encoded, and when long
+    followed by an empty text. The server holds the last text it wrote until
+    it takes the next, which for an idle stream is a keep-alive many seconds
+    later; the empty one lets it drop the long one at once."""
+    data = text.encode()
+    del text
+    yield data
+    if len(data) > HELD_TEXT:
+        del data
+        yield b""
 
-    A long text (the opening's view, a batch with views) is followed by an
-    empty one: the server and werkzeug hold the last text they wrote (and its
-    encoding) until the next, which for an idle stream is a keep-alive many
-    seconds later; the empty one lets them drop it at once."""
 
-    __slots__ = ("_first", "_held", "_lines")
+class Opened(chain[bytes]):
+    """A stream's body: its generator, primed (run to its first ``yield``, an
+    empty text, once its opening is made), so that what the opening needs (Redis
+    reads) fails the request and not the response once begun, where a WSGI
+    server answers a bare 500. Closing it closes the generator, then runs what
+    was asked to run then (:meth:`on_close`).
 
-    def __init__(self, lines: Generator[str, None, None]) -> None:
+    It is the server's body itself (:class:`LiveResponse`), and a ``chain``: the
+    server's ``next`` goes straight to the generator, with no frame of werkzeug
+    or of this class between them (each would be kept, in the stream's saved
+    stack, while it waits)."""
+
+    __slots__ = ("_closing", "_lines")
+    _lines: Generator[bytes, None, None]
+    _closing: list[Callable[[], Any]]
+
+    def __new__(cls, lines: Generator[bytes, None, None]) -> Opened:
+        if next(lines) != b"":
+            raise ValueError("a stream's generator first yields an empty text, once it is opened")
+        self = super().__new__(cls, lines)
         self._lines = lines
-        self._first: str | None = next(lines)
-        self._held = False
-
-    def __iter__(self) -> Opened:
+        self._closing = []
         return self
 
-    def __next__(self) -> str:
-        if self._held:
-            self._held = False
-            return ""
-        text = self._first
-        if text is None:
-            text = next(self._lines)
-        self._first = None
-        self._held = len(text) > HELD_TEXT
-        return text
+    def on_close(self, func: Callable[[], Any]) -> None:
+        """Run ``func`` when the stream closes (once, after the generator)."""
+        self._closing.append(func)
 
     def close(self) -> None:
-        self._first = None
-        self._lines.close()
+        closing, self._closing = self._closing, []
+        try:
+            self._lines.close()
+        finally:
+            for func in closing:
+                func()
+
+
+class LiveResponse(Response):
+    """A stream's response: its body (:class:`Opened`) passed to the server as it
+    is, and what is to run when the response closes (``call_on_close``, as the
+    after-request hooks ask) run when the body closes."""
+
+    def __init__(self, body: Opened) -> None:
+        super().__init__(
+            body,
+            mimetype=NDJSON,
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            direct_passthrough=True,
+        )
+        self.body = body
+
+    def call_on_close(self, func: Callable[[], Any]) -> Callable[[], Any]:
+        self.body.on_close(func)
+        return func
 
 
 @dataclass(slots=True)
@@ -189,12 +230,14 @@ def game_lines(
     after: int | None,
     keepalive_ms: int,
     views: bool = False,
-) -> Generator[str, None, None]:
+) -> Generator[bytes, None, None]:
     """The per-game live stream (see :mod:`service.api.events`); ``hub`` is
     :func:`process_hub` (read while the request's application is current).
     Served as :class:`Opened`, so that its opening runs in the request."""
     if finished(state):
-        yield opening(svc, state, viewer, after) + line("end", state.version)
+        ended = opening(svc, state, viewer, after) + line("end", state.version)
+        yield b""  # opened
+        yield from sent(ended)
         return
     signal = threading.Event()
     heard = svc.store.talk.last_id(state.game_id)  # messages from now on (GET …/messages: before)
@@ -202,9 +245,12 @@ def game_lines(
     talk = hub.listen(state.game_id, heard, signal)
     del state
     try:
-        yield opening(svc, start, viewer, after)
+        first = opening(svc, start, viewer, after)
+        yield b""  # opened
+        yield from sent(first)
+        del first
         if finished(start):
-            yield line("end", start.version)
+            yield line("end", start.version).encode()
             return
         game = Following(sub, viewer, start.version)
         del start
@@ -218,15 +264,15 @@ def game_lines(
                 signal.wait(keepalive_s)
                 batches, said = sub.take(), talk.take()
             if said:
-                yield "".join(line("message", game.shown, message=m.json()) for m in said)
+                yield from sent(messages(said, game.shown))
             if batches:
-                yield game.text(batches, views)
+                yield from sent(game.text(batches, views))
                 if game.ended:
                     return
             elif not said and sub.closed is None:
                 if hub.gone(sub, keepalive_ms):
                     return  # the table expired (service.retention): reconnecting gets the 410
-                yield line("keepalive", game.shown)
+                yield line("keepalive", game.shown).encode()
     finally:
         hub.unsubscribe(sub)
         hub.unlisten(talk)

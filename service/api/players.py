@@ -22,13 +22,12 @@ from service.store.players import Players
 
 from .errors import ApiError
 from .http import bearer_token, body, query, reply, service
-from .live import Opened, limit_writes, process_hub
+from .live import LiveResponse, Opened, limit_writes, process_hub
 from .playerstream import PlayerStream
 from .streamcaps import StreamSlots
 
 bp = Blueprint("players", __name__)
 stream_bp = Blueprint("player_events", __name__)
-NDJSON = "application/x-ndjson"
 
 
 def players(svc: GameService) -> Players:
@@ -123,11 +122,8 @@ def my_events() -> Response:
             views=q.views,
             max_games=settings.player_stream_seats,
         )
-        response = Response(
-            Opened(stream.lines()),  # its opening now (see service.api.live.Opened)
-            mimetype=NDJSON,
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-        )
+        # its opening now (see service.api.live.Opened)
+        response = LiveResponse(Opened(stream.lines()))
     except BaseException:
         slots.release_player(address)
         raise

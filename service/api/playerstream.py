@@ -26,9 +26,9 @@ from service.hub.reader import Rows
 from service.store import StoreError
 from service.store.players import Binding, Players, parse, seats_key
 
-from .live import Following, catch_up, finished, line, opening
+from .live import Following, catch_up, finished, line, opening, sent
 
-KEEPALIVE = '{"kind":"keepalive","version":0}\n'
+KEEPALIVE = b'{"kind":"keepalive","version":0}\n'
 
 
 class Listener:
@@ -123,16 +123,20 @@ class PlayerStream:
         self.waiting: deque[tuple[Binding, bool]] = deque()
         self._watch: SeatsWatch | None = None
 
-    def lines(self) -> Generator[str, None, None]:
+    def lines(self) -> Generator[bytes, None, None]:
+        """The stream's lines, as :class:`~service.api.live.Opened` takes them."""
         try:
-            yield self._open()
+            first = self._open()
+            yield b""  # opened
+            yield from sent(first)
+            del first
             while True:
                 self.signal.clear()
                 text = self._collect()
                 if text is None:
                     return  # dropped as too slow, or Redis lost: the client resumes
                 if text:
-                    yield text
+                    yield from sent(text)
                 elif not self.signal.wait(self.keepalive_ms / 1000):
                     self._let_go_of_gone()
                     yield KEEPALIVE

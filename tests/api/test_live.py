@@ -10,8 +10,12 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from werkzeug.test import EnvironBuilder
 
-from .conftest import LiveServer
+from service.api.live import Opened
+from service.config import load_settings
+
+from .conftest import REAL_REDIS_URL, LiveServer, make_app
 
 pytestmark = pytest.mark.redis
 
@@ -182,3 +186,32 @@ def test_streams_opening_at_once_while_redis_fails_are_503s_never_500s(
     while hub.feeds and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not hub.feeds, "a stream's subscriber was left on the hub"
+
+
+def test_an_open_stream_is_the_servers_body_and_closing_it_frees_its_slot(
+    api_redis: redis.Redis,
+) -> None:
+    """What an open stream keeps (docs/operations.md, "Memory per stream"): the
+    server is handed the stream's own body, not werkzeug's iterators around a
+    response (which would keep the response alive, and their frames in the
+    stream's saved stack); closing the body frees the stream's slot, so the
+    address's streams never run out however many open and close."""
+    settings = load_settings(
+        redis_url=REAL_REDIS_URL, rate_limit="100000/second", streams_per_address=1
+    )
+    app = make_app(settings)
+    gid = app.test_client().post("/games", json={"game": "murlan"}).get_json()["game_id"]
+    started: list[str] = []
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        started.append(status)
+
+    for _ in range(3):  # one slot for the address: each stream gives it back
+        environ = EnvironBuilder(
+            path=f"/games/{gid}/events", headers=[("Accept", "application/x-ndjson")]
+        ).get_environ()
+        started.clear()
+        body = app(environ, start_response)
+        assert started == ["200 OK"] and isinstance(body, Opened)
+        assert json.loads(next(body))["kind"] == "view"
+        body.close()

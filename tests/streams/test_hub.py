@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import redis
 
-from service.api.live import HELD_TEXT, NdjsonLines, Opened
+from service.api.live import HELD_TEXT, NdjsonLines, Opened, sent
 from service.config import load_settings
 from service.engines import table
 from service.games import GameService
@@ -269,17 +269,37 @@ def test_an_idle_stream_holds_no_queue_and_lets_go_of_its_long_opening(svc: Game
     hub.unsubscribe(sub)
     hub.unlisten(talk)
 
-    def lines() -> Generator[str, None, None]:
-        yield "v" * (HELD_TEXT + 1)
-        yield "k\n"
-        yield "e" * (HELD_TEXT + 1)
-        yield "short\n"
+    assert list(sent("v" * (HELD_TEXT + 1))) == [b"v" * (HELD_TEXT + 1), b""]
+    assert list(sent("k\n")) == [b"k\n"]
 
-    assert list(Opened(lines())) == [
-        "v" * (HELD_TEXT + 1),
-        "",
-        "k\n",
-        "e" * (HELD_TEXT + 1),
-        "",
-        "short\n",
-    ]
+
+def test_a_body_is_its_primed_generator_and_closing_it_runs_what_was_asked() -> None:
+    """The stream's body (what the server iterates) is its generator, run to its
+    opening before the response begins; closing it ends the generator first,
+    then runs what the response was to run on close; a generator that does not
+    first yield the opened mark is refused."""
+    seen: list[str] = []
+
+    def lines() -> Generator[bytes, None, None]:
+        seen.append("opening")
+        try:
+            yield b""
+            yield b"a\n"
+            yield b"b\n"
+        finally:
+            seen.append("ended")
+
+    body = Opened(lines())
+    assert seen == ["opening"]
+    body.on_close(lambda: seen.append("closed"))
+    assert next(body) == b"a\n"
+    body.close()
+    assert seen == ["opening", "ended", "closed"]
+    body.close()  # a second close runs nothing again
+    assert seen == ["opening", "ended", "closed"]
+
+    def unprimed() -> Generator[bytes, None, None]:
+        yield b"x\n"
+
+    with pytest.raises(ValueError, match="first yields an empty text"):
+        Opened(unprimed())

@@ -36,7 +36,8 @@ MAX = 1000
 SPECTATORS = 750  # 3/4 of MAX
 WARM = 100
 """Streams open before the first measure (the first ones pay for buffers and pools)."""
-PER_STREAM_LIMIT_KB = 200
+PER_STREAM_LIMIT_KB = 26
+"""The memory per stream docs/operations.md sizes a stream-server process with."""
 
 
 class Deployed:
