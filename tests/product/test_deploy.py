@@ -307,7 +307,11 @@ def stack() -> Iterator[str]:
         for proc in procs:
             proc.terminate()
         for proc in procs:
-            proc.wait(15)
+            try:  # a worker ends its job first (a warm shutdown): slow on a busy machine
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
         client.flushdb()
 
 
