@@ -60,7 +60,7 @@ def test_games_only_bots_play_are_listed_apart(page: Page, site: Site, bots_thin
     # a quiet game people are still at: older than the other, yet listed above it
     present = site.api("POST", "/games", json={"game": "murlan"})["game_id"]
     site.api("POST", f"/games/{present}/seats", json={"name": "Here"})
-    wait_for("the player away", lambda: 0 in site.view(gone)["away"], timeout_s=30)
+    wait_for("the player away", lambda: 0 in site.view(gone)["away"], timeout_s=60)
     page.goto("/")
     row = page.locator(f'#games tr[data-game="{gone}"]')
     tag = row.locator(".tag.status-bots")
