@@ -157,6 +157,7 @@ class Opened(chain[bytes]):
 
     def __new__(cls, lines: Generator[bytes, None, None]) -> Opened:
         if next(lines) != b"":
+            lines.close()
             raise ValueError("a stream's generator first yields an empty text, once it is opened")
         self = super().__new__(cls, lines)
         self._lines = lines

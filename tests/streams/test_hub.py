@@ -299,7 +299,11 @@ def test_a_body_is_its_primed_generator_and_closing_it_runs_what_was_asked() -> 
     assert seen == ["opening", "ended", "closed"]
 
     def unprimed() -> Generator[bytes, None, None]:
-        yield b"x\n"
+        try:
+            yield b"x\n"
+        finally:
+            seen.append("unprimed ended")
 
     with pytest.raises(ValueError, match="first yields an empty text"):
         Opened(unprimed())
+    assert seen[-1] == "unprimed ended"  # and what it held is let go
