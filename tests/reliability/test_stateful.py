@@ -35,7 +35,14 @@ from tests.testredis import client_of
 
 from .conftest import make_app
 
-APP = make_app(load_settings(stream_keepalive_s=0.2), RATELIMIT_ENABLED=False)
+# No worker runs here, and the follow-up markers and drain slots a request leaves
+# are leased for the longest time allowed: none expires between the dumps that
+# bracket a call (an expiry is not the call's change). The deal is taken by
+# ``SERVICE.advance`` before each call aimed at a game.
+APP = make_app(
+    load_settings(stream_keepalive_s=0.2, bot_delay_s=0, followup_lease_s=300),
+    RATELIMIT_ENABLED=False,
+)
 SERVICE: GameService = APP.extensions["cardroom"]
 CLIENT = APP.test_client()
 # The webhook operations have their own suite (tests/webhooks) and the stateless run
@@ -91,8 +98,7 @@ class Hostile(SCHEMA.as_state_machine()):  # type: ignore[misc]
         if self.game_id not in self.tokens and self.rng.random() < 0.5:
             self._fill(self.game_id)
         if self.game_id in self.tokens:
-            # the workers' steps (the deal) now, not when a busy machine's worker
-            # thread gets to them: so that the moves below can land
+            # the workers' steps (the deal, bots' moves) now: so that the moves below can land
             with contextlib.suppress(StoreError):
                 SERVICE.advance(self.game_id)
         self.before = game_keys(self.game_id)
