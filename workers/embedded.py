@@ -30,11 +30,20 @@ SHORTEST_WAIT_S = 0.005
 
 
 class ThreadWorker(CardroomWorker):
-    """cardroom's worker, living outside the main thread (no signals)."""
+    """cardroom's worker, living outside the main thread: no signals, and no
+    commands channel (it is stopped through :meth:`EmbeddedWorker.stop`). Its
+    loop calls ``work(burst=True)`` again and again, and each call would
+    otherwise subscribe a commands thread and stop it again."""
 
     death_penalty_class = TimerDeathPenalty
 
     def _install_signal_handlers(self) -> None:
+        pass
+
+    def subscribe(self) -> None:
+        pass
+
+    def unsubscribe(self) -> None:
         pass
 
 
