@@ -42,19 +42,24 @@ GCRA_LUA: Final = (
 local now = tonumber(clock_ms())
 local interval = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local slack = tonumber(ARGV[3])
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tat < now then tat = now end
 local new_tat = tat + interval
 local wait = new_tat - burst - now
-if wait > 0 then return math.ceil(wait) end
-new_tat = math.ceil(new_tat)
-redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX', new_tat - now)
+if wait > slack then return math.ceil(wait) end
+redis.call('SET', KEYS[1], string.format('%.3f', new_tat), 'PX', math.ceil(new_tat - now))
 return 0
 """
 )
-"""KEYS[1]: the bucket; ARGV: interval (ms per token), burst (ms); now is
-Redis's time.
+"""KEYS[1]: the bucket; ARGV: interval (ms per token), burst (ms), slack (ms);
+now is Redis's time.
 Returns 0 when a token was taken, else the milliseconds until one would be."""
+
+SLACK_MS: Final = 1.0
+"""How far past the burst a charge may reach and still be taken: the rounding of
+sums of fractional intervals (``7/second`` is 142.857… ms a token) on the
+clocks' large numbers, so that a bucket of ``N`` always takes ``N`` at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +87,12 @@ class Rate:
     def burst_ms(self) -> float:
         return float(self.period_s * 1000)
 
+    def charge_ms(self, tokens: int = 1) -> float:
+        """How far ``tokens`` move the bucket's number (:func:`fitting`): exactly
+        :attr:`burst_ms` for a whole bucket, so that an empty bucket always
+        takes one."""
+        return self.period_s * 1000 * fitting(self, tokens) / self.count
+
     def __str__(self) -> str:
         unit = next(name for name, seconds in UNITS.items() if seconds == self.period_s)
         return f"{self.count} per {unit}"
@@ -101,7 +112,7 @@ class RedisBudgets:
 
     def take(self, key: str, rate: Rate, tokens: int = 1) -> float:
         """0 when ``tokens`` were taken from ``key``'s bucket, else the ms to wait."""
-        args = [rate.interval_ms * fitting(rate, tokens), rate.burst_ms]
+        args = [rate.charge_ms(tokens), rate.burst_ms, SLACK_MS]
         return float(self._script(keys=[key], args=args))
 
 
@@ -119,14 +130,15 @@ class MemoryBudgets:
     def take(self, key: str, rate: Rate, tokens: int = 1) -> float:
         now = self.clock() * 1000
         with self._lock:
-            tat = max(self._tat.get(key, now), now)
-            new_tat = tat + rate.interval_ms * fitting(rate, tokens)
-            wait = new_tat - rate.burst_ms - now
-            if wait > 0:
+            # Reckoned from now, not on the clock's own large numbers, where
+            # ``(now + burst) - burst`` need not be ``now``.
+            ahead = max(self._tat.get(key, now) - now, 0.0)
+            wait = ahead + rate.charge_ms(tokens) - rate.burst_ms
+            if wait > SLACK_MS:
                 return wait
             if len(self._tat) >= self.PRUNE_AT:
                 self._tat = {k: v for k, v in self._tat.items() if v > now}
-            self._tat[key] = new_tat
+            self._tat[key] = now + ahead + rate.charge_ms(tokens)
             return 0.0
 
     def __len__(self) -> int:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 import redis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from service.budgets import MemoryBudgets, Rate
+from service.budgets import MemoryBudgets, Rate, RedisBudgets
 from service.config import ConfigError, load_settings
 from service.store import keys
 
@@ -39,6 +41,45 @@ def test_a_bucket_refills_at_its_rate() -> None:
     now[0] += 0.1
     assert budgets.take("k", rate) == 0
     assert budgets.take("other", rate) == 0
+
+
+@given(
+    start_s=st.floats(min_value=0, max_value=1e8, allow_nan=False),
+    count=st.integers(min_value=1, max_value=500),
+    period_s=st.sampled_from([1, 60, 3600]),
+    tokens=st.integers(min_value=1, max_value=1000),
+)
+def test_an_empty_bucket_takes_its_whole_size_at_any_time(
+    start_s: float, count: int, period_s: int, tokens: int
+) -> None:
+    """Whatever the clock reads (a machine's monotonic clock is its uptime), an
+    empty bucket lets ``count`` requests through at once, or one charge of
+    ``tokens`` (at most the whole bucket); then it refuses."""
+    rate = Rate(count, period_s)
+    budgets = MemoryBudgets(clock=lambda: start_s)
+    assert budgets.take("big", rate, tokens) == 0
+    if tokens >= count:
+        assert budgets.take("big", rate) > 0
+    assert [budgets.take("one by one", rate) for _ in range(count)] == [0] * count
+    assert budgets.take("one by one", rate) > 0
+
+
+@pytest.mark.redis
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(count=st.integers(min_value=1, max_value=200), period_s=st.sampled_from([60, 3600]))
+def test_an_empty_bucket_in_redis_takes_its_whole_size(
+    api_redis: redis.Redis, count: int, period_s: int
+) -> None:
+    """The same of the buckets in Redis, on Redis's clock in milliseconds since 1970
+    (its numbers are larger still): ``count`` at once, then a refusal (per minute
+    or hour: the clock moves on while they are taken)."""
+    api_redis.delete("bucket:whole", "bucket:one")
+    rate = Rate(count, period_s)
+    budgets = RedisBudgets(api_redis)
+    assert budgets.take("bucket:whole", rate, count) == 0
+    assert budgets.take("bucket:whole", rate) > 0
+    assert [budgets.take("bucket:one", rate) for _ in range(count)] == [0] * count
+    assert budgets.take("bucket:one", rate) > 0
 
 
 def test_opening_games_is_limited_per_address() -> None:
