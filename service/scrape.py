@@ -131,18 +131,37 @@ def serve_worker_metrics(port: int, host: str, process: str) -> bool:
 
 class AllProcesses(Collector):
     """prometheus-client's multiprocess collector without the retention pass's
-    metrics: gunicorn's processes never run that pass, so theirs would be zeros."""
+    metrics (gunicorn's processes never run that pass, so theirs would be zeros),
+    and without the files of processes being born.
+
+    A process creates its file, then sizes it: for that instant the file is
+    empty, and prometheus-client fails the whole scrape on it
+    (prometheus/client_python#1199), as it would for ever on the empty file of a
+    process killed in that instant. Such a file holds nothing yet, so it is
+    left out; files only grow, so one checked is safe to read."""
 
     def __init__(self, path: str) -> None:
-        from prometheus_client import multiprocess
-
-        self._inner = multiprocess.MultiProcessCollector(None, path)  # type: ignore[no-untyped-call]
+        self.path = path
         self._skip = {family.name for c in WORKER_ONLY for family in c.describe()}
 
     def collect(self) -> Iterator[Metric]:
-        for family in self._inner.collect():  # type: ignore[no-untyped-call]
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        files = [f for f in glob.glob(os.path.join(self.path, "*.db")) if _sized(f)]
+        for family in MultiProcessCollector.merge(files, accumulate=True):  # type: ignore[no-untyped-call]
             if family.name not in self._skip:
                 yield family
+
+
+SIZED_AT: Final = 8
+"""The bytes a metrics file has once its process has sized it (its header)."""
+
+
+def _sized(path: str) -> bool:
+    try:
+        return os.path.getsize(path) >= SIZED_AT
+    except OSError:  # a live gauge's file, removed as its process ended
+        return False
 
 
 class LiveProcesses(Collector):
