@@ -80,10 +80,6 @@ class Rate:
         return cls(int(match.group(1)), UNITS[match.group(2).lower()])
 
     @property
-    def interval_ms(self) -> float:
-        return self.period_s * 1000 / self.count
-
-    @property
     def burst_ms(self) -> float:
         return float(self.period_s * 1000)
 
@@ -132,13 +128,13 @@ class MemoryBudgets:
         with self._lock:
             # Reckoned from now, not on the clock's own large numbers, where
             # ``(now + burst) - burst`` need not be ``now``.
-            ahead = max(self._tat.get(key, now) - now, 0.0)
-            wait = ahead + rate.charge_ms(tokens) - rate.burst_ms
+            ahead = max(self._tat.get(key, now) - now, 0.0) + rate.charge_ms(tokens)
+            wait = ahead - rate.burst_ms
             if wait > SLACK_MS:
                 return wait
             if len(self._tat) >= self.PRUNE_AT:
                 self._tat = {k: v for k, v in self._tat.items() if v > now}
-            self._tat[key] = now + ahead + rate.charge_ms(tokens)
+            self._tat[key] = now + ahead
             return 0.0
 
     def __len__(self) -> int:
