@@ -41,10 +41,12 @@ from schemas.api import EventOut, EventsQuery, StreamQuery
 from service.answers import IMMUTABLE, ended_answer
 from service.bodies import event_json
 from service.engines import table
+from service.hub import Signal
+from service.parking.stream import Lines
 
 from .http import bearer_token, query, reply, service
 from .limits import charge_events
-from .live import NDJSON, LiveResponse, Opened, finished, game_lines, limit_writes, process_hub
+from .live import NDJSON, LiveResponse, finished, limit_writes, live_body, open_game, process_hub
 from .streamcaps import StreamSlots
 
 bp = Blueprint("events", __name__)
@@ -76,13 +78,16 @@ def events(game_id: str) -> Response:
                 # its follow-up now, not when this stream closes
                 svc.runtime.enqueue_followup(game_id, state.version + 1)
                 state = svc.load(game_id)
-            limit_writes(request.environ, svc.runtime.settings.stream_write_timeout_s)
-            lines = Opened(  # its opening now: Redis failing there is this request's 503
-                game_lines(
-                    svc, process_hub(svc), state, seat, q_stream.after, keepalive_ms, q_stream.views
-                )
-            )
-            response = LiveResponse(lines)
+            write_timeout_s = svc.runtime.settings.stream_write_timeout_s
+            limit_writes(request.environ, write_timeout_s)
+            hub, opened = process_hub(svc), state
+
+            def start(signal: Signal) -> tuple[str, Lines | None]:
+                after, views = q_stream.after, q_stream.views
+                return open_game(svc, hub, opened, seat, after, keepalive_ms, views, signal)
+
+            # its opening now: Redis failing there is this request's 503
+            response = LiveResponse(live_body(keepalive_ms, write_timeout_s, start))
         except BaseException:
             slots.release(address, game_id, seat)
             raise

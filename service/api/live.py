@@ -4,16 +4,24 @@ Every live stream of a serving process subscribes to the game's feed on the
 process's :class:`~service.hub.Hub` (one, made on first use): the hub's few
 readers bring each game's events once and every stream of the game takes
 the same batch, whose lines are rendered once per seat. A stream's own
-cost is a subscriber (a queue of shared batches and a signal) and the
-generator that writes them.
+cost is a subscriber (a queue of shared batches and a signal) and what
+writes its lines.
 
 :func:`opening` is what a stream starts with (the viewer's view, then the
-events after ``after``); :func:`game_lines` is the per-game stream, and
-:class:`Following` one game of a stream (the player's stream follows many).
-A stream's body is :class:`Opened`: its opening is made (and its Redis reads
-done) while the request is still answered, so that a failure there is the
-request's own error answer (a 503 when Redis is away) and not a server's
-500 once the body has begun.
+events after ``after``); :func:`open_game` opens a per-game stream: its
+opening and its :class:`GameLines` (:class:`~service.parking.Lines`: what is
+new, and a keep-alive when nothing is), one step of the stream each time it
+is asked. :class:`Following` is one game of a stream (the player's stream,
+:mod:`.playerstream`, follows many, with lines of its own).
+
+:func:`live_body` makes a stream's body from them. Where the server offers
+to park streams (the stream server's worker, :mod:`service.parking`) it is
+a parked stream, which the process's writer writes with no greenlet of its
+own; anywhere else it is :class:`Opened`, a generator (:func:`follow`) that
+a greenlet or thread waits in. Either way its opening is made (and its
+Redis reads done) while the request is still answered, so that a failure
+there is the request's own error answer (a 503 when Redis is away) and not
+a server's 500 once the body has begun.
 """
 
 from __future__ import annotations
@@ -27,12 +35,14 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Final
 
-from flask import Response, current_app
+from flask import Response, current_app, request
 
 from service.bodies import event_json
 from service.engines import table
 from service.games import GameService
-from service.hub import Batch, Collector, Hub, Subscriber
+from service.hub import Batch, Collector, Hub, Signal, Subscriber
+from service.hub.talk import TalkListener
+from service.parking.stream import PARKING, Lines, Offer, ParkedStream
 from service.store import EventStore, StoredEvent
 from service.store.talk import Said
 
@@ -178,11 +188,12 @@ class Opened(chain[bytes]):
 
 
 class LiveResponse(Response):
-    """A stream's response: its body (:class:`Opened`) passed to the server as it
-    is, and what is to run when the response closes (``call_on_close``, as the
-    after-request hooks ask) run when the body closes."""
+    """A stream's response: its body (:class:`Opened`, or a parked stream) passed
+    to the server as it is, and what is to run when the response closes
+    (``call_on_close``, as the after-request hooks ask) run when the body closes
+    (for a parked stream, when it ends)."""
 
-    def __init__(self, body: Opened) -> None:
+    def __init__(self, body: Opened | ParkedStream) -> None:
         super().__init__(
             body,
             mimetype=NDJSON,
@@ -223,57 +234,117 @@ class Following:
         return "".join(parts)
 
 
-def game_lines(
+class GameLines:
+    """A per-game stream's lines after its opening (:class:`~service.parking.Lines`):
+    its game's batches and the table's messages, a keep-alive when quiet."""
+
+    __slots__ = ("game", "hub", "keepalive_ms", "talk", "views")
+
+    def __init__(
+        self, hub: Hub, game: Following, talk: TalkListener, keepalive_ms: int, views: bool
+    ) -> None:
+        self.hub = hub
+        self.game = game
+        self.talk = talk
+        self.keepalive_ms = keepalive_ms
+        self.views = views
+
+    def take(self) -> tuple[str, bool]:
+        game = self.game
+        closed = game.sub.closed is not None  # before taking: what came before it is written
+        batches, said = game.sub.take(), self.talk.take()
+        text = messages(said, game.shown) if said else ""
+        if batches:
+            text += game.text(batches, self.views)
+        # dropped as too slow, or Redis lost: the client resumes
+        return text, game.ended or closed
+
+    def keepalive(self) -> str | None:
+        if self.hub.gone(self.game.sub, self.keepalive_ms):
+            return None  # the table expired (service.retention): reconnecting gets the 410
+        return line("keepalive", self.game.shown)
+
+    def close(self) -> None:
+        self.hub.unsubscribe(self.game.sub)
+        self.hub.unlisten(self.talk)
+
+
+def open_game(
     svc: GameService,
     hub: Hub,
     state: table.Table,
     viewer: int | None,
     after: int | None,
     keepalive_ms: int,
-    views: bool = False,
-) -> Generator[bytes, None, None]:
-    """The per-game live stream (see :mod:`service.api.events`); ``hub`` is
-    :func:`process_hub` (read while the request's application is current).
-    Served as :class:`Opened`, so that its opening runs in the request."""
+    views: bool,
+    signal: Signal,
+) -> tuple[str, Lines | None]:
+    """A per-game stream (see :mod:`service.api.events`) opened: its opening and,
+    unless the game has ended, its lines from then on, woken on ``signal``;
+    ``hub`` is :func:`process_hub` (read while the request's application is current)."""
     if finished(state):
-        ended = opening(svc, state, viewer, after) + line("end", state.version)
-        yield b""  # opened
-        yield from sent(ended)
-        return
-    signal = threading.Event()
+        return opening(svc, state, viewer, after) + line("end", state.version), None
     heard = svc.store.talk.last_id(state.game_id)  # messages from now on (GET …/messages: before)
     sub, start = hub.subscribe(state, viewer, signal)
-    talk = hub.listen(state.game_id, heard, signal)
-    del state
+    lines: GameLines | None = None
     try:
+        talk = hub.listen(state.game_id, heard, signal)
+        lines = GameLines(hub, Following(sub, viewer, start.version), talk, keepalive_ms, views)
         first = opening(svc, start, viewer, after)
+    except BaseException:
+        if lines is None:
+            hub.unsubscribe(sub)
+        else:
+            lines.close()
+        raise
+    if finished(start):
+        lines.close()
+        return first + line("end", start.version), None
+    return first, lines
+
+
+def follow(
+    first: str, lines: Lines | None, signal: threading.Event, keepalive_ms: int
+) -> Generator[bytes, None, None]:
+    """A stream as a generator (a greenlet or thread waits in it, for servers
+    that do not park streams): the opened mark, ``first``, then ``lines`` as
+    they come, woken on ``signal`` (that of their subscriptions)."""
+    keepalive_s = keepalive_ms / 1000
+    try:
         yield b""  # opened
         yield from sent(first)
         del first
-        if finished(start):
-            yield line("end", start.version).encode()
+        if lines is None:
             return
-        game = Following(sub, viewer, start.version)
-        del start
-        keepalive_s = keepalive_ms / 1000
         while True:
             signal.clear()
-            batches, said = sub.take(), talk.take()
-            if not batches and not said:
-                if sub.closed is not None:
-                    return  # dropped as too slow, or Redis lost: the client resumes
-                signal.wait(keepalive_s)
-                batches, said = sub.take(), talk.take()
-            if said:
-                yield from sent(messages(said, game.shown))
-            if batches:
-                yield from sent(game.text(batches, views))
-                if game.ended:
+            text, over = lines.take()
+            if text:
+                yield from sent(text)
+            if over:
+                return
+            if not text and not signal.wait(keepalive_s):
+                kept = lines.keepalive()
+                if kept is None:
                     return
-            elif not said and sub.closed is None:
-                if hub.gone(sub, keepalive_ms):
-                    return  # the table expired (service.retention): reconnecting gets the 410
-                yield line("keepalive", game.shown).encode()
+                yield kept.encode()
     finally:
-        hub.unsubscribe(sub)
-        hub.unlisten(talk)
+        if lines is not None:
+            lines.close()
+
+
+def live_body(
+    keepalive_ms: int, write_timeout_s: float, start: Callable[[Signal], tuple[str, Lines | None]]
+) -> Opened | ParkedStream:
+    """A live stream's body, opened by ``start`` (given the signal its
+    subscriptions are to set): parked when the server offers it (the stream
+    server's worker, :mod:`service.parking`), else a generator (:func:`follow`)."""
+    offer: Offer | None = request.environ.get(PARKING)
+    if offer is None:
+        signal = threading.Event()
+        first, lines = start(signal)
+        return Opened(follow(first, lines, signal, keepalive_ms))
+    parked = offer.stream(keepalive_ms / 1000, write_timeout_s)
+    first, lines = start(parked)
+    parked.opened(first, lines)
+    return parked

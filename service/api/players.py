@@ -17,12 +17,14 @@ from flask import Blueprint, Response, current_app, request
 from schemas.api import CreatePlayerRequest, PlayerCreated, PlayerSeats, PlayerStreamQuery
 from service.engines import table
 from service.games import GameService
+from service.hub import Signal
+from service.parking.stream import Lines
 from service.store import StoreError
 from service.store.players import Players
 
 from .errors import ApiError
 from .http import bearer_token, body, query, reply, service
-from .live import LiveResponse, Opened, limit_writes, process_hub
+from .live import LiveResponse, limit_writes, live_body, process_hub
 from .playerstream import PlayerStream
 from .streamcaps import StreamSlots
 
@@ -111,19 +113,25 @@ def my_events() -> Response:
     address = request.remote_addr or "-"
     slots.acquire_player(address)  # a refused stream changes nothing
     try:
-        limit_writes(request.environ, svc.runtime.settings.stream_write_timeout_s)
-        stream = PlayerStream(
-            svc,
-            process_hub(svc),
-            players(svc),
-            player_id,
-            cursors,
-            keepalive_ms=max(1, int(settings.stream_keepalive_s * 1000)),
-            views=q.views,
-            max_games=settings.player_stream_seats,
-        )
+        limit_writes(request.environ, settings.stream_write_timeout_s)
+        hub, keepalive_ms = process_hub(svc), max(1, int(settings.stream_keepalive_s * 1000))
+
+        def start(signal: Signal) -> tuple[str, Lines | None]:
+            stream = PlayerStream(
+                svc,
+                hub,
+                players(svc),
+                player_id,
+                cursors,
+                signal,
+                keepalive_ms=keepalive_ms,
+                views=q.views,
+                max_games=settings.player_stream_seats,
+            )
+            return stream.open(), stream
+
         # its opening now (see service.api.live.Opened)
-        response = LiveResponse(Opened(stream.lines()))
+        response = LiveResponse(live_body(keepalive_ms, settings.stream_write_timeout_s, start))
     except BaseException:
         slots.release_player(address)
         raise

@@ -16,19 +16,17 @@ a followed game ends (an ended game is let go once its ``end`` is sent).
 from __future__ import annotations
 
 import json
-import threading
 from collections import deque
-from collections.abc import Generator
 
 from service.games import GameService
-from service.hub import Hub
+from service.hub import Hub, Signal
 from service.hub.reader import Rows
 from service.store import StoreError
 from service.store.players import Binding, Players, parse, seats_key
 
-from .live import Following, catch_up, finished, line, opening, sent
+from .live import Following, catch_up, finished, line, opening
 
-KEEPALIVE = b'{"kind":"keepalive","version":0}\n'
+KEEPALIVE = '{"kind":"keepalive","version":0}\n'
 
 
 class Listener:
@@ -36,7 +34,7 @@ class Listener:
 
     __slots__ = ("bound", "closed", "signal")
 
-    def __init__(self, signal: threading.Event) -> None:
+    def __init__(self, signal: Signal) -> None:
         self.signal = signal
         self.bound: deque[Binding] = deque()
         self.closed: str | None = None
@@ -94,7 +92,25 @@ def _entry_order(binding: Binding) -> tuple[int, int]:
 
 
 class PlayerStream:
-    """The lines of one player's stream (see the module's documentation)."""
+    """The lines of one player's stream (see the module's documentation): its
+    opening (:meth:`open`), then a :class:`~service.parking.Lines`."""
+
+    __slots__ = (
+        "_watch",
+        "cursors",
+        "games",
+        "hub",
+        "keepalive_ms",
+        "listener",
+        "max_games",
+        "player_id",
+        "players",
+        "seen",
+        "signal",
+        "svc",
+        "views",
+        "waiting",
+    )
 
     def __init__(
         self,
@@ -103,6 +119,7 @@ class PlayerStream:
         players: Players,
         player_id: str,
         cursors: dict[str, int],
+        signal: Signal,
         *,
         keepalive_ms: int,
         views: bool,
@@ -116,32 +133,31 @@ class PlayerStream:
         self.keepalive_ms = keepalive_ms
         self.views = views
         self.max_games = max_games
-        self.signal = threading.Event()
-        self.listener = Listener(self.signal)
+        self.signal = signal
+        self.listener = Listener(signal)
         self.games: dict[str, Following] = {}
         self.seen: set[str] = set()
         self.waiting: deque[tuple[Binding, bool]] = deque()
         self._watch: SeatsWatch | None = None
 
-    def lines(self) -> Generator[bytes, None, None]:
-        """The stream's lines, as :class:`~service.api.live.Opened` takes them."""
+    def open(self) -> str:
+        """The stream's opening (each game's view, or its events after the
+        client's cursor); on failure everything it followed is let go."""
         try:
-            first = self._open()
-            yield b""  # opened
-            yield from sent(first)
-            del first
-            while True:
-                self.signal.clear()
-                text = self._collect()
-                if text is None:
-                    return  # dropped as too slow, or Redis lost: the client resumes
-                if text:
-                    yield from sent(text)
-                elif not self.signal.wait(self.keepalive_ms / 1000):
-                    self._let_go_of_gone()
-                    yield KEEPALIVE
-        finally:
-            self._close()
+            return self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def take(self) -> tuple[str, bool]:
+        text = self._collect()
+        if text is None:
+            return "", True  # dropped as too slow, or Redis lost: the client resumes
+        return text, False
+
+    def keepalive(self) -> str | None:
+        self._let_go_of_gone()
+        return KEEPALIVE
 
     def _open(self) -> str:
         key = seats_key(self.player_id)
@@ -222,11 +238,11 @@ class PlayerStream:
             if self.hub.gone(game.sub, self.keepalive_ms):
                 self._let_go(game_id)
 
-    def _close(self) -> None:
+    def close(self) -> None:
         for game in self.games.values():
             self.hub.unsubscribe(game.sub)
         self.games.clear()
-        watch = self._watch
+        watch, self._watch = self._watch, None
         if watch is not None:
             with self.hub.lock:
                 watch.listeners.discard(self.listener)

@@ -23,8 +23,8 @@ gunicorn, Flask's test client: the readers are daemon threads).
 from __future__ import annotations
 
 from .collector import Collector
-from .feed import Batch, GameFeed, Renderer, Subscriber
+from .feed import Batch, GameFeed, Renderer, Signal, Subscriber
 from .hub import Hub
 from .reader import Watch
 
-__all__ = ["Batch", "Collector", "GameFeed", "Hub", "Renderer", "Subscriber", "Watch"]
+__all__ = ["Batch", "Collector", "GameFeed", "Hub", "Renderer", "Signal", "Subscriber", "Watch"]

@@ -13,7 +13,6 @@ rather than holding memory or anyone else.
 
 from __future__ import annotations
 
-import threading
 from collections import deque
 from collections.abc import Callable
 from typing import Protocol
@@ -35,6 +34,14 @@ class Renderer(Protocol):
     def view_line(self, state: table.Table, viewer: int | None) -> str:
         """The ``view`` line of ``viewer`` at ``state``."""
         ...
+
+
+class Signal(Protocol):
+    """What wakes a stream when its subscriptions have something new: a
+    ``threading.Event`` its greenlet or thread waits on, or a parked stream
+    (:class:`service.parking.stream.ParkedStream`, which the writer then serves)."""
+
+    def set(self) -> None: ...
 
 
 class Batch:
@@ -98,7 +105,7 @@ class Subscriber:
 
     __slots__ = ("closed", "feed", "pending", "signal", "version", "viewer")
 
-    def __init__(self, viewer: int | None, signal: threading.Event) -> None:
+    def __init__(self, viewer: int | None, signal: Signal) -> None:
         self.viewer = viewer
         self.signal = signal
         self.version = 0

@@ -18,7 +18,7 @@ from service.store import EventStore, keys
 from service.store.tails import wake_key
 
 from .collector import Collector
-from .feed import GameFeed, Renderer, Subscriber
+from .feed import GameFeed, Renderer, Signal, Subscriber
 from .reader import Reader, Rows, Watch, log
 from .talk import TalkFeed, TalkListener
 
@@ -63,7 +63,7 @@ class Hub:
 
     # -- games ----------------------------------------------------------------------
     def subscribe(
-        self, loaded: table.Table, viewer: int | None, signal: threading.Event
+        self, loaded: table.Table, viewer: int | None, signal: Signal
     ) -> tuple[Subscriber, table.Table]:
         """A new subscriber of ``loaded``'s game and the state its stream starts from
         (every batch after that state is queued on it)."""
@@ -94,7 +94,7 @@ class Hub:
         if self.collector is not None:
             self.collector.stream_ended()
 
-    def listen(self, game_id: str, after: str, signal: threading.Event) -> TalkListener:
+    def listen(self, game_id: str, after: str, signal: Signal) -> TalkListener:
         """A listener of the game's preset messages said after the talk stream's
         entry ``after`` (read by the stream before it subscribed), woken on ``signal``."""
         listener = TalkListener(after, signal)

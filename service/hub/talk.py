@@ -10,11 +10,11 @@ stream itself keeps only the latest) until its stream writes them.
 
 from __future__ import annotations
 
-import threading
 from collections import deque
 
 from service.store.talk import Said, said
 
+from .feed import Signal
 from .reader import Rows
 
 KEPT_PER_LISTENER = 16
@@ -33,7 +33,7 @@ class TalkListener:
 
     __slots__ = ("after", "feed", "heard", "signal")
 
-    def __init__(self, after: str, signal: threading.Event) -> None:
+    def __init__(self, after: str, signal: Signal) -> None:
         self.after = after
         self.signal = signal
         self.heard: deque[Said] | None = None

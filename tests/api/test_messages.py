@@ -4,11 +4,12 @@ heard on the live stream."""
 from __future__ import annotations
 
 import json
+import threading
 
 from flask.testing import FlaskClient
 
 from schemas.api import STREAM_LINE
-from service.api.live import NdjsonLines, Opened, game_lines
+from service.api.live import NdjsonLines, Opened, follow, open_game
 from service.games import GameService
 from service.hub import Hub
 
@@ -69,7 +70,10 @@ def test_the_live_stream_carries_each_message_said(api: Api, service: GameServic
     game_id, _ = seated(api)
     service.store.talk.say(game_id, 0, "hello")  # before the stream: not repeated on it
     hub = Hub(service.store, NdjsonLines(service.store))
-    body = Opened(game_lines(service, hub, service.load(game_id), None, None, keepalive_ms=50))
+    signal = threading.Event()
+    state = service.load(game_id)
+    first, following = open_game(service, hub, state, None, None, 50, False, signal)
+    body = Opened(follow(first, following, signal, keepalive_ms=50))
     lines = (text for text in body if text)  # not the empty texts after long ones
     assert json.loads(next(lines))["kind"] == "view"
     service.store.talk.say(game_id, 1, "well_played")
