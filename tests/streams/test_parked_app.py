@@ -1,0 +1,246 @@
+"""The stream server's application under the parking wrapper (service.parking.worker),
+in this process on the test Redis: a seat stream is answered with its head
+(the application's headers, chunked, the connection closed after it) and
+opening, then parked; parked streams hold no greenlet each and little
+memory; a client gone releases its stream's slot and subscriptions once,
+and the worker's exit ends every stream with its terminating chunk.
+
+No moves are made while streams are parked here (the hub's readers are
+threads in this process, the writer a greenlet): the lines that follow moves
+are the deployed tests' (test_hub_restart, test_stream_server).
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import socket
+import tracemalloc
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import gevent
+import greenlet
+import pytest
+import redis
+from flask import Flask
+from gevent import socket as gsocket
+from werkzeug.test import EnvironBuilder
+
+from service import streams
+from service.api.streamcaps import StreamSlots
+from service.config import load_settings
+from service.games import GameService
+from service.hub import Hub
+from service.parking.stream import END_CHUNK, ENDED, ParkedStream
+from service.parking.worker import PARKED, Parking
+from service.parking.writer import Writer
+from service.runtime import Runtime
+from tests.testredis import TEST_REDIS
+
+pytestmark = [pytest.mark.redis, pytest.mark.timeout(180)]
+
+REDIS_URL = f"{TEST_REDIS}/7"
+READ_BOUND_S = 20
+BYTES_PER_STREAM = 4096
+"""What a parked idle stream may hold in this process (traced), at most: its
+greenlet alone would be more (bench/README.md, "Ten thousand live streams")."""
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class Served:
+    app: Flask
+    svc: GameService
+    writer: Writer
+    parking: Parking
+    clock: Clock
+
+    @property
+    def slots(self) -> StreamSlots:
+        slots: StreamSlots = self.app.extensions["cardroom_streams"]
+        return slots
+
+    @property
+    def hub(self) -> Hub:
+        hub: Hub = self.app.extensions["cardroom_hub"]
+        return hub
+
+
+@pytest.fixture
+def served() -> Iterator[Served]:
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        client.ping()
+    except redis.ConnectionError:
+        pytest.skip(f"no Redis at {TEST_REDIS} (run tests/ensure-redis.sh)")
+    client.flushdb()
+    settings = load_settings(
+        redis_url=REDIS_URL, streams_max=2000, streams_per_address=2000, streams_per_game=100
+    )
+    runtime = Runtime.from_settings(settings)
+    app = streams.create_app(settings, runtime, {"RATELIMIT_ENABLED": False})
+    clock = Clock()
+    writer = Writer(clock)
+    yield Served(app, runtime.service(), writer, Parking(app, writer), clock)
+    writer.end_all(0)
+    client.flushdb()
+    client.close()
+
+
+def seated(svc: GameService) -> tuple[str, list[str]]:
+    state = svc.create_game("murlan")
+    tokens = [svc.take_seat(state.game_id, f"p{i}").token or "" for i in range(4)]
+    svc.advance(state.game_id)  # the deal
+    return state.game_id, tokens
+
+
+class Client:
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = gsocket.socket(fileno=sock.detach())
+        self.got = b""
+
+    def read(self, until: bytes) -> bytes:
+        with gevent.Timeout(READ_BOUND_S):
+            while until not in self.got:
+                data = self.sock.recv(65536)
+                assert data, f"closed before {until!r}"
+                self.got += data
+        head, _, self.got = self.got.partition(until)
+        return head + until
+
+    def opening(self) -> bytes:
+        """The answer's head, then its first chunk (the opening)."""
+        self.read(b"\r\n\r\n")
+        return self.read(b"\n\r\n")
+
+    def rest(self) -> bytes:
+        with gevent.Timeout(READ_BOUND_S):
+            while data := self.sock.recv(65536):
+                self.got += data
+        out, self.got = self.got, b""
+        return out
+
+
+def open_stream(
+    served: Served, game_id: str, token: str, protocol: str = "HTTP/1.1"
+) -> tuple[Any, Client]:
+    """The request as gunicorn would hand it to the application: the answer, and
+    the client's end of the connection (gunicorn's own socket closed, as it does)."""
+    server, client = socket.socketpair()
+    environ = EnvironBuilder(
+        path=f"/games/{game_id}/events",
+        headers={"Accept": "application/x-ndjson", "Authorization": f"Bearer {token}"},
+    ).get_environ()
+    environ["SERVER_PROTOCOL"] = protocol
+    environ["gunicorn.socket"] = server
+    statuses: list[str] = []
+    answer = served.parking(environ, lambda status, headers, exc=None: statuses.append(status))
+    server.close()
+    assert statuses == ["200 OK"]
+    return answer, Client(client)
+
+
+def stream_of(served: Served) -> ParkedStream:
+    (stream,) = served.writer.streams
+    return stream
+
+
+def test_a_stream_is_answered_then_parked(served: Served) -> None:
+    game_id, tokens = seated(served.svc)
+    answer, client = open_stream(served, game_id, tokens[1])
+    assert answer is PARKED
+    head = client.read(b"\r\n\r\n").decode("latin-1").split("\r\n")
+    assert head[0] == "HTTP/1.1 200 OK"
+    fields = dict(line.split(": ", 1) for line in head[1:] if line)
+    assert fields["Content-Type"] == "application/x-ndjson"
+    assert fields["Cache-Control"] == "no-store" and fields["X-Accel-Buffering"] == "no"
+    assert fields["Transfer-Encoding"] == "chunked" and fields["Connection"] == "close"
+    assert fields["X-Request-Id"] and "Content-Length" not in fields
+    size = int(client.read(b"\r\n")[:-2], 16)
+    view = client.read(b"\n\r\n")
+    assert len(view) == size + 2 and b'"kind":"view"' in view and b'"seat":1' in view
+    assert served.slots.open == 1
+    served.writer.end_all(READ_BOUND_S)
+    assert client.rest() == END_CHUNK
+    assert served.slots.open == 0 and not served.hub.watches
+
+
+def test_an_http_1_0_client_gets_the_stream_close_delimited(served: Served) -> None:
+    game_id, tokens = seated(served.svc)
+    _, client = open_stream(served, game_id, tokens[0], "HTTP/1.0")
+    assert client.read(b"\r\n\r\n").startswith(b"HTTP/1.0 200 OK\r\n")
+    served.writer.end_all(READ_BOUND_S)
+    body = client.rest()
+    assert body.startswith(b'{"kind":"view"') and body.endswith(b"}\n")  # no chunk sizes
+
+
+def test_a_client_gone_releases_its_slot_and_subscriptions_once(served: Served) -> None:
+    game_id, tokens = seated(served.svc)
+    _, gone = open_stream(served, game_id, tokens[0])
+    gone.opening()
+    stream = stream_of(served)
+    _, stays = open_stream(served, game_id, tokens[1])
+    stays.opening()
+    assert served.slots.open == 2
+    gone.sock.close()
+    served.clock.now += 3600  # both due for a keep-alive: the gone client's write fails
+    served.writer.wake()
+    assert b'"kind":"keepalive"' in stays.read(b"\n\r\n")
+    with gevent.Timeout(READ_BOUND_S):
+        while stream.state != ENDED:
+            gevent.sleep(0)
+    stream.close()  # asked again: nothing is released twice
+    assert served.slots.open == 1 and len(served.hub.feeds[game_id].subscribers) == 1
+    served.writer.end_all(READ_BOUND_S)
+    assert served.slots.open == 0 and not served.hub.watches
+
+
+def greenlets() -> int:
+    return sum(1 for o in gc.get_objects() if isinstance(o, greenlet.greenlet))
+
+
+def test_parked_idle_streams_hold_no_greenlet_and_little_memory(
+    served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every stream over 40 tables (160 seats) opened twice: once to warm what
+    is shared (each game's feed, its reader, the caches), then again, measured."""
+    caplog.set_level(logging.WARNING, "cardroom.http")  # pytest would keep each request's record
+    tables = [seated(served.svc) for _ in range(40)]
+    opened = []
+    for game_id, tokens in tables:
+        for token in tokens:
+            opened.append(open_stream(served, game_id, token)[1])
+    for client in opened:
+        client.opening()
+    gc.collect()
+    before_greenlets = greenlets()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        more = []
+        for game_id, tokens in tables:
+            for token in tokens:
+                more.append(open_stream(served, game_id, token)[1])
+        for client in more:
+            client.opening()
+        gc.collect()
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    held = sum(d.size_diff for d in after.compare_to(before, "filename"))
+    count = len(more)
+    assert len(served.writer.streams) == 2 * count and served.slots.open == 2 * count
+    assert greenlets() == before_greenlets  # the writer's one greenlet was there already
+    print(f"\n{held / count:.0f} bytes traced per parked idle stream over {count}")
+    assert held / count < BYTES_PER_STREAM
+    assert served.writer.end_all(READ_BOUND_S) == 2 * count
+    assert served.slots.open == 0 and not served.hub.watches
