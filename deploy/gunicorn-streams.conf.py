@@ -1,14 +1,19 @@
 """gunicorn settings for the cardroom stream server (live event streams).
 
-gevent workers, not threads: each open stream is a greenlet waiting on the
-process's stream hub, whose few readers wait in blocking ``XREAD``s over
-hundreds of games each (redis-py's socket is cooperative once gevent has
-patched the standard library, which its worker does before loading the
-application), so one process holds ten thousand streams. The caps on open
-streams are the application's (``CARDROOM_STREAMS_*``; here 10,000 streams a
-process unless set, about 24 KiB each, docs/operations.md);
-``worker_connections`` only has to be above them, and the open-files limit
-is raised to its hard limit for them.
+gevent workers, not threads, and the project's own gevent worker
+(``service.parking.worker.StreamWorker``): once a stream is opened (in its
+request's greenlet, as any request) it is parked, its connection handed to
+the process's one writer, and the greenlet returns to the pool; an idle
+stream then holds no greenlet, no request and no response, only a socket
+and its subscriber on the process's stream hub, whose few readers wait in
+blocking ``XREAD``s over hundreds of games each (redis-py's socket is
+cooperative once gevent has patched the standard library, which the worker
+does before loading the application). So one process holds ten thousand
+streams. The caps on open streams are the application's
+(``CARDROOM_STREAMS_*``; here 10,000 streams a process unless set, a few
+KiB each, docs/operations.md); ``worker_connections`` bounds the requests
+being answered at once (a parked stream is no longer one of them), and the
+open-files limit is raised to its hard limit for the streams' sockets.
 """
 
 import gc
@@ -28,12 +33,14 @@ if _soft < _hard:
 
 bind = os.environ.get("CARDROOM_STREAM_BIND", "0.0.0.0:8001")
 workers = int(os.environ.get("CARDROOM_STREAM_PROCESSES", "1"))
-worker_class = "gevent"
+worker_class = "service.parking.worker.StreamWorker"
 worker_connections = int(os.environ.get("CARDROOM_STREAM_CONNECTIONS", "12000"))
 # A stream writes at least a keep-alive line every CARDROOM_STREAM_KEEPALIVE_S.
 timeout = 60
-# open streams get this long after SIGTERM, then end (a client reconnects with
-# ?after=, docs/api.md); compose's stop_grace_period for the stream server is above it
+# requests being answered get this long after SIGTERM; parked streams end at once with
+# their terminating chunk (a client reconnects with ?after=, docs/api.md), those whose
+# client does not take it within half of it are closed; compose's stop_grace_period for
+# the stream server is above it
 graceful_timeout = 10
 keepalive = 5
 # The workers' heartbeat files in memory, not on the container's disk, where a

@@ -5,11 +5,13 @@ API's threaded gunicorn each one would hold a request thread, and a few
 dozen idle streams would leave no thread for moves and views. The stream
 server is the same Flask application restricted to the events endpoint
 (live streams and their JSON pages) and the health check, run by gunicorn
-with gevent workers (``deploy/gunicorn-streams.conf.py``): a stream is a
-greenlet waiting on its subscriber of the process's stream hub
-(:mod:`service.hub`), whose few readers each wait in one Redis ``XREAD
-BLOCK`` over hundreds of games, so thousands of streams cost no threads and
-a handful of Redis connections.
+with gevent workers of the project's own (``deploy/gunicorn-streams.conf.py``,
+:mod:`service.parking`): a stream is opened in its request's greenlet, then
+parked, its connection handed to the process's one writer, which writes its
+lines as its subscriber of the process's stream hub (:mod:`service.hub`)
+gets them; the hub's few readers each wait in one Redis ``XREAD BLOCK`` over
+hundreds of games. So an idle stream holds no thread and no greenlet, a few
+KiB of memory, and thousands of streams share a handful of Redis connections.
 A reverse proxy sends ``/games/{id}/events`` here and everything else to
 the API (``deploy/nginx.conf``; see docs/operations.md).
 

@@ -10,9 +10,13 @@ game's state is folded once per process (:class:`~.feed.GameFeed`) and a
 batch's lines are rendered once per seat (and once for spectators), not
 once per connection (:class:`~.feed.Batch`).
 
-It runs the same under gevent (the stream server: readers and streams are
-greenlets) and under threads (the embedded server, the API's threaded
-gunicorn, Flask's test client: the readers are daemon threads).
+It runs the same under gevent (the stream server: the readers are
+greenlets, and the streams are parked, written by one greenlet,
+:mod:`service.parking`) and under threads (the embedded server, the API's
+threaded gunicorn, Flask's test client: the readers are daemon threads, and
+each stream a generator its thread waits in). A subscriber wakes its stream
+through a :class:`~.feed.Signal`: an event its greenlet or thread waits on,
+or the parked stream itself.
 
 - :mod:`.feed`: a game's shared state, batches and subscribers;
 - :mod:`.reader`: the blocking reads;

@@ -1,7 +1,9 @@
 """Open streams kept out of the cyclic garbage collector's full passes.
 
-An idle stream is some 60–80 tracked objects that live as long as it does
-(its greenlet, gunicorn's request and response, the hub's subscriber). The
+An idle stream is tracked objects that live as long as it does (the hub's
+subscriber and talk listener, its lines; before streams were parked,
+:mod:`service.parking`, also its greenlet and gunicorn's request and
+response, some 60–80 objects). The
 collector's full pass walks every tracked object and stops the whole process
 meanwhile: at 10,000 streams one pass took half a second, and every stream's
 next line waited for it (bench/README.md, "Ten thousand live streams"). A
