@@ -20,12 +20,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import gevent
 import greenlet
 import pytest
 import redis
 from flask import Flask
-from gevent import socket as gsocket
 from werkzeug.test import EnvironBuilder
 
 from service import streams
@@ -39,21 +37,14 @@ from service.parking.writer import Writer
 from service.runtime import Runtime
 from tests.testredis import TEST_REDIS
 
+from .parkedclient import READ_BOUND_S, Client, Clock, until
+
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(180)]
 
 REDIS_URL = f"{TEST_REDIS}/7"
-READ_BOUND_S = 20
 BYTES_PER_STREAM = 4096
 """What a parked idle stream may hold in this process (traced), at most: its
 greenlet alone would be more (bench/README.md, "Ten thousand live streams")."""
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @dataclass
@@ -101,33 +92,6 @@ def seated(svc: GameService) -> tuple[str, list[str]]:
     tokens = [svc.take_seat(state.game_id, f"p{i}").token or "" for i in range(4)]
     svc.advance(state.game_id)  # the deal
     return state.game_id, tokens
-
-
-class Client:
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = gsocket.socket(fileno=sock.detach())
-        self.got = b""
-
-    def read(self, until: bytes) -> bytes:
-        with gevent.Timeout(READ_BOUND_S):
-            while until not in self.got:
-                data = self.sock.recv(65536)
-                assert data, f"closed before {until!r}"
-                self.got += data
-        head, _, self.got = self.got.partition(until)
-        return head + until
-
-    def opening(self) -> bytes:
-        """The answer's head, then its first chunk (the opening)."""
-        self.read(b"\r\n\r\n")
-        return self.read(b"\n\r\n")
-
-    def rest(self) -> bytes:
-        with gevent.Timeout(READ_BOUND_S):
-            while data := self.sock.recv(65536):
-                self.got += data
-        out, self.got = self.got, b""
-        return out
 
 
 def open_stream(
@@ -195,9 +159,7 @@ def test_a_client_gone_releases_its_slot_and_subscriptions_once(served: Served) 
     served.clock.now += 3600  # both due for a keep-alive: the gone client's write fails
     served.writer.wake()
     assert b'"kind":"keepalive"' in stays.read(b"\n\r\n")
-    with gevent.Timeout(READ_BOUND_S):
-        while stream.state != ENDED:
-            gevent.sleep(0)
+    until(lambda: stream.state == ENDED)
     stream.close()  # asked again: nothing is released twice
     assert served.slots.open == 1 and len(served.hub.feeds[game_id].subscribers) == 1
     served.writer.end_all(READ_BOUND_S)
@@ -208,6 +170,16 @@ def greenlets() -> int:
     return sum(1 for o in gc.get_objects() if isinstance(o, greenlet.greenlet))
 
 
+def open_all(served: Served, tables: list[tuple[str, list[str]]]) -> int:
+    """A stream for every seat of ``tables``, each read to its opening; how many."""
+    clients = [
+        open_stream(served, game_id, token)[1] for game_id, tokens in tables for token in tokens
+    ]
+    for client in clients:
+        client.opening()
+    return len(clients)
+
+
 def test_parked_idle_streams_hold_no_greenlet_and_little_memory(
     served: Served, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -215,29 +187,18 @@ def test_parked_idle_streams_hold_no_greenlet_and_little_memory(
     is shared (each game's feed, its reader, the caches), then again, measured."""
     caplog.set_level(logging.WARNING, "cardroom.http")  # pytest would keep each request's record
     tables = [seated(served.svc) for _ in range(40)]
-    opened = []
-    for game_id, tokens in tables:
-        for token in tokens:
-            opened.append(open_stream(served, game_id, token)[1])
-    for client in opened:
-        client.opening()
+    open_all(served, tables)
     gc.collect()
     before_greenlets = greenlets()
     tracemalloc.start()
     try:
         before = tracemalloc.take_snapshot()
-        more = []
-        for game_id, tokens in tables:
-            for token in tokens:
-                more.append(open_stream(served, game_id, token)[1])
-        for client in more:
-            client.opening()
+        count = open_all(served, tables)
         gc.collect()
         after = tracemalloc.take_snapshot()
     finally:
         tracemalloc.stop()
     held = sum(d.size_diff for d in after.compare_to(before, "filename"))
-    count = len(more)
     assert len(served.writer.streams) == 2 * count and served.slots.open == 2 * count
     assert greenlets() == before_greenlets  # the writer's one greenlet was there already
     print(f"\n{held / count:.0f} bytes traced per parked idle stream over {count}")

@@ -11,25 +11,15 @@ due when the test moves the clock, never by waiting.
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import gevent
 import pytest
-from gevent import socket as gsocket
 
 from service.parking.stream import END_CHUNK, ENDED, ParkedStream, chunk, response_head
 from service.parking.writer import Writer
 
-READ_BOUND_S = 20
-"""How long a read may wait before the test fails instead of hanging (not a measure)."""
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from .parkedclient import READ_BOUND_S, Client, Clock, until
 
 
 class FakeLines:
@@ -51,32 +41,6 @@ class FakeLines:
 
     def close(self) -> None:
         self.closed += 1
-
-
-class Client:
-    """The client's end of a parked stream's connection (a gevent socket)."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = gsocket.socket(fileno=sock.detach())
-        self.got = b""
-
-    def read(self, until: bytes) -> bytes:
-        """Read until ``until`` has come (what came before it included)."""
-        with gevent.Timeout(READ_BOUND_S):
-            while until not in self.got:
-                data = self.sock.recv(65536)
-                assert data, f"closed before {until!r}; got {self.got!r}"
-                self.got += data
-        head, _, self.got = self.got.partition(until)
-        return head + until
-
-    def rest(self) -> bytes:
-        """Everything until the server closes the connection."""
-        with gevent.Timeout(READ_BOUND_S):
-            while data := self.sock.recv(65536):
-                self.got += data
-        out, self.got = self.got, b""
-        return out
 
 
 @pytest.fixture
@@ -107,13 +71,6 @@ def park(
     stream.on_close(lambda: closed.append("released"))
     writer.park(stream, server, b"HEAD\r\n\r\n", chunked)
     return stream, lines, Client(client), closed
-
-
-def until(done: Callable[[], bool]) -> None:
-    """Let the writer run until ``done`` (bounded, so that a failure does not hang)."""
-    with gevent.Timeout(READ_BOUND_S):
-        while not done():
-            gevent.sleep(0)
 
 
 def say(stream: ParkedStream, lines: FakeLines, text: str, over: bool = False) -> None:
