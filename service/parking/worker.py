@@ -57,20 +57,45 @@ class Parking:
             return start_response(status, headers, exc_info)
 
         body = self.app(environ, start)
-        sock = environ.get("gunicorn.socket")
-        if not isinstance(body, ParkedStream) or not answer or sock is None:
+        if not isinstance(body, ParkedStream) or not answer:
             return body
-        protocol = environ.get("SERVER_PROTOCOL", "HTTP/1.1")
-        chunked = protocol != "HTTP/1.0"
+        sock = environ.get("gunicorn.socket")
+        protocol = environ.get("SERVER_PROTOCOL", "")
+        if not parkable(sock, protocol):
+            return body  # it writes its opening and ends (ParkedStream.__iter__)
         try:
-            own = _socket.socket(fileno=os.dup(sock.fileno()))  # not gevent's: no watchers
-            own.setblocking(False)
+            own = own_socket(sock)
         except OSError:
             body.close()
             raise
+        chunked = protocol == "HTTP/1.1"
         head = response_head(protocol, answer[0], answer[1], chunked)
         self.writer.park(body, own, head, chunked)
         return PARKED
+
+
+def parkable(sock: Any, protocol: str) -> bool:
+    """Whether a stream on ``sock`` can be parked: a plain connection (not TLS,
+    whose records the writer would not make) speaking HTTP/1.x (not HTTP/2,
+    whose connection other streams share)."""
+    return (
+        sock is not None
+        and protocol in ("HTTP/1.0", "HTTP/1.1")
+        and not hasattr(sock, "do_handshake")
+    )
+
+
+def own_socket(sock: Any) -> Any:
+    """A non-blocking socket of its own on ``sock``'s connection (its descriptor
+    duplicated; a bare one, not gevent's: no watchers)."""
+    fd = os.dup(sock.fileno())
+    try:
+        own = _socket.socket(fileno=fd)
+    except OSError:
+        os.close(fd)
+        raise
+    own.setblocking(False)
+    return own
 
 
 class StreamWorker(GeventWorker):  # type: ignore[misc]

@@ -147,6 +147,18 @@ def test_an_http_1_0_client_gets_the_stream_close_delimited(served: Served) -> N
     assert body.startswith(b'{"kind":"view"') and body.endswith(b"}\n")  # no chunk sizes
 
 
+def test_a_stream_the_writer_cannot_take_is_left_to_the_server(served: Served) -> None:
+    """Over HTTP/2 (a connection other streams share) a stream is not parked: the
+    server writes its opening and it ends there; its slot is released on close."""
+    game_id, tokens = seated(served.svc)
+    answer, _ = open_stream(served, game_id, tokens[0], "HTTP/2")
+    assert isinstance(answer, ParkedStream) and not served.writer.streams
+    (opening,) = list(answer)
+    assert opening.startswith(b'{"kind":"view"') and served.slots.open == 1
+    answer.close()
+    assert served.slots.open == 0 and not served.hub.watches
+
+
 def test_a_client_gone_releases_its_slot_and_subscriptions_once(served: Served) -> None:
     game_id, tokens = seated(served.svc)
     _, gone = open_stream(served, game_id, tokens[0])

@@ -17,6 +17,7 @@ import gevent
 import pytest
 
 from service.parking.stream import END_CHUNK, ENDED, ParkedStream, chunk, response_head
+from service.parking.worker import parkable
 from service.parking.writer import Writer
 
 from .parkedclient import READ_BOUND_S, Client, Clock, until
@@ -225,3 +226,17 @@ def test_the_head_is_the_answers_with_the_connection_closed() -> None:
     assert "Connection: keep-alive" not in lines and "Content-Length: 9" not in lines
     plain = response_head("HTTP/1.0", "200 OK", headers, chunked=False).decode()
     assert plain.startswith("HTTP/1.0 200 OK") and "Transfer-Encoding" not in plain
+
+
+class TlsSocket:
+    """What tells a TLS connection apart (gevent's and the standard library's)."""
+
+    def do_handshake(self) -> None: ...
+
+
+def test_only_plain_http_1_connections_are_parked() -> None:
+    plain, other = socket.socketpair()
+    with plain, other:
+        assert parkable(plain, "HTTP/1.1") and parkable(plain, "HTTP/1.0")
+        assert not parkable(plain, "HTTP/2") and not parkable(None, "HTTP/1.1")
+    assert not parkable(TlsSocket(), "HTTP/1.1")
