@@ -159,7 +159,7 @@ class ParkedStream:
                 func()
 
     def __iter__(self) -> Iterator[bytes]:
-        """A server that did not park it writes its opening, and the stream ends
-        there (its client resumes with ``after``)."""
+        """A server that offered parking and then did not park it (a bug) writes
+        its opening, and the stream ends there (its client resumes with ``after``)."""
         if self.opening:
             yield self.opening.encode()

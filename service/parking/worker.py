@@ -1,8 +1,10 @@
 """The stream server's gunicorn worker: gevent's, with live streams parked.
 
 :class:`StreamWorker` is gunicorn's gevent worker whose application is
-wrapped in :class:`Parking`: every request's environ carries the offer to
-park (:data:`~.stream.PARKING`, the process's :class:`~.writer.Writer`), and
+wrapped in :class:`Parking`: the environ of every request on a plain HTTP/1.x
+connection carries the offer to park (:data:`~.stream.PARKING`, the
+process's :class:`~.writer.Writer`; over TLS or HTTP/2 a stream waits in its
+greenlet as on gevent's own worker), and
 an answer that is a :class:`~.stream.ParkedStream` is not iterated by the
 request's greenlet. Its connection's descriptor is duplicated (the stream's
 own, non-blocking), its head and opening handed to the writer, and the
@@ -49,6 +51,10 @@ class Parking:
         self.writer = writer
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        sock = environ.get("gunicorn.socket")
+        protocol = environ.get("SERVER_PROTOCOL", "")
+        if not parkable(sock, protocol):
+            return self.app(environ, start_response)  # its streams wait in its greenlet
         environ[PARKING] = self.writer
         answer: list[Any] = []
 
@@ -59,10 +65,6 @@ class Parking:
         body = self.app(environ, start)
         if not isinstance(body, ParkedStream) or not answer:
             return body
-        sock = environ.get("gunicorn.socket")
-        protocol = environ.get("SERVER_PROTOCOL", "")
-        if not parkable(sock, protocol):
-            return body  # it writes its opening and ends (ParkedStream.__iter__)
         try:
             own = own_socket(sock)
         except OSError:

@@ -27,6 +27,7 @@ from flask import Flask
 from werkzeug.test import EnvironBuilder
 
 from service import streams
+from service.api.live import Opened
 from service.api.streamcaps import StreamSlots
 from service.config import load_settings
 from service.games import GameService
@@ -147,14 +148,13 @@ def test_an_http_1_0_client_gets_the_stream_close_delimited(served: Served) -> N
     assert body.startswith(b'{"kind":"view"') and body.endswith(b"}\n")  # no chunk sizes
 
 
-def test_a_stream_the_writer_cannot_take_is_left_to_the_server(served: Served) -> None:
-    """Over HTTP/2 (a connection other streams share) a stream is not parked: the
-    server writes its opening and it ends there; its slot is released on close."""
+def test_a_stream_the_writer_cannot_take_is_not_offered_parking(served: Served) -> None:
+    """Over HTTP/2 (a connection other streams share) a stream is not offered
+    parking: it is the generator a greenlet waits in, as on any other server."""
     game_id, tokens = seated(served.svc)
     answer, _ = open_stream(served, game_id, tokens[0], "HTTP/2")
-    assert isinstance(answer, ParkedStream) and not served.writer.streams
-    (opening,) = list(answer)
-    assert opening.startswith(b'{"kind":"view"') and served.slots.open == 1
+    assert isinstance(answer, Opened) and not served.writer.streams
+    assert next(answer).startswith(b'{"kind":"view"') and served.slots.open == 1
     answer.close()
     assert served.slots.open == 0 and not served.hub.watches
 
