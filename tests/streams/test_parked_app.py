@@ -96,13 +96,13 @@ def seated(svc: GameService) -> tuple[str, list[str]]:
 
 
 def open_stream(
-    served: Served, game_id: str, token: str, protocol: str = "HTTP/1.1"
+    served: Served, game_id: str, token: str, protocol: str = "HTTP/1.1", path: str = ""
 ) -> tuple[Any, Client]:
     """The request as gunicorn would hand it to the application: the answer, and
     the client's end of the connection (gunicorn's own socket closed, as it does)."""
     server, client = socket.socketpair()
     environ = EnvironBuilder(
-        path=f"/games/{game_id}/events",
+        path=path or f"/games/{game_id}/events",
         headers={"Accept": "application/x-ndjson", "Authorization": f"Bearer {token}"},
     ).get_environ()
     environ["SERVER_PROTOCOL"] = protocol
@@ -146,6 +146,24 @@ def test_an_http_1_0_client_gets_the_stream_close_delimited(served: Served) -> N
     served.writer.end_all(READ_BOUND_S)
     body = client.rest()
     assert body.startswith(b'{"kind":"view"') and body.endswith(b"}\n")  # no chunk sizes
+
+
+def test_a_players_stream_is_parked_too(served: Served) -> None:
+    players = served.svc.store.players
+    player_id, key = players.create()
+    tables = [seated(served.svc) for _ in range(2)]
+    for game_id, tokens in tables:
+        players.bind(player_id, game_id, "murlan", 2, tokens[2])
+    answer, client = open_stream(served, "", key, path="/players/me/events")
+    assert answer is PARKED
+    assert b"Transfer-Encoding: chunked" in client.read(b"\r\n\r\n")
+    opening = client.read(b"\n\r\n")
+    for game_id, _ in tables:
+        assert f'{{"game_id":"{game_id}","kind":"view"'.encode() in opening
+    assert served.slots.open == 1
+    served.writer.end_all(READ_BOUND_S)
+    assert client.rest() == END_CHUNK
+    assert served.slots.open == 0 and not served.hub.watches
 
 
 def test_a_stream_the_writer_cannot_take_is_not_offered_parking(served: Served) -> None:

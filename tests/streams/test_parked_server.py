@@ -1,8 +1,9 @@
 """The stream server as deployed (gunicorn, ``deploy/gunicorn-streams.conf.py``,
 its own worker class) parks its streams: a seat stream's answer is chunked
-with the application's headers, a move reaches every seat's parked stream,
-and a SIGTERM ends every stream with its terminating chunk (so its client
-resumes with ``?after=``) and the server exits.
+with the application's headers, a move reaches every seat's parked stream
+and the player's stream of one of them, and a SIGTERM ends every stream
+with its terminating chunk (so its client resumes with ``?after=``) and the
+server exits.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ def _answers(url: str) -> bool:
 class Chunks:
     """A raw HTTP/1.1 client of one stream: its head, then its chunks."""
 
-    def __init__(self, port: int, game_id: str, token: str) -> None:
+    def __init__(self, port: int, path: str, token: str) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=READ_BOUND_S)
         self.sock.sendall(
-            f"GET /games/{game_id}/events HTTP/1.1\r\nHost: t\r\n"
+            f"GET {path} HTTP/1.1\r\nHost: t\r\n"
             f"Accept: application/x-ndjson\r\nAuthorization: Bearer {token}\r\n\r\n".encode()
         )
         self.buffer = b""
@@ -93,7 +94,12 @@ def test_streams_are_parked_fed_and_ended_on_sigterm() -> None:
         state = svc.create_game("murlan")
         tokens = [svc.take_seat(state.game_id, f"p{i}").token or "" for i in range(4)]
         svc.advance(state.game_id)  # the deal
-        clients = [Chunks(port, state.game_id, token) for token in tokens]
+        clients = [Chunks(port, f"/games/{state.game_id}/events", token) for token in tokens]
+        player_id, key = svc.store.players.create()
+        svc.store.players.bind(player_id, state.game_id, "murlan", 0, tokens[0])
+        player = Chunks(port, "/players/me/events", key)
+        (view,) = player.lines()
+        assert (view["game_id"], view["kind"]) == (state.game_id, "view")
         for seat, client in enumerate(clients):
             assert client.head.startswith("HTTP/1.1 200 OK\r\n")
             assert "Transfer-Encoding: chunked" in client.head
@@ -110,8 +116,10 @@ def test_streams_are_parked_fed_and_ended_on_sigterm() -> None:
         for client in clients:
             got = client.lines()
             assert [line["version"] for line in got] == [version + 1]
+        (event,) = player.lines()
+        assert (event["game_id"], event["version"]) == (state.game_id, version + 1)
         server.terminate()
-        for client in clients:
+        for client in [*clients, player]:
             assert client.chunk() == b""  # the terminating chunk
             assert client.sock.recv(1) == b""  # then the connection closes
         assert server.stop(READ_BOUND_S) == 0  # it had exited: nothing was left to kill
