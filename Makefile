@@ -28,7 +28,7 @@ serve: install
 	$(BIN)/cardroom serve
 
 ## Run the whole test suite (starts Redis on 127.0.0.1:6379 if none answers,
-## installs Debian's chromium for the browser tests, nginx for the
+## installs Debian's headless Chromium for the browser tests, nginx for the
 ## slow-client and metrics tests and promtool for the alert rules if they are missing). It runs in parallel workers, each on
 ## a redis-server of its own; PYTEST_ARGS=-n0 runs it in one process on that Redis.
 test: install

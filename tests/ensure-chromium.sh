@@ -1,5 +1,6 @@
 #!/bin/sh
-# Make sure Debian's Chromium is at /usr/bin/chromium (the browser tests drive it headless),
+# Make sure Debian's headless shell of Chromium is at /usr/bin/chromium-headless-shell (the
+# browser tests drive it),
 # with fonts for every language the pages speak: DejaVu covers Latin and Cyrillic,
 # Lohit Devanagari covers Nepali (without it Nepali renders as empty boxes).
 set -eu
@@ -7,7 +8,7 @@ set -eu
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 packages=""
-[ -x /usr/bin/chromium ] || packages="chromium fonts-dejavu-core"
+[ -x /usr/bin/chromium-headless-shell ] || packages="chromium-headless-shell fonts-dejavu-core"
 if ! fc-list :lang=ne 2>/dev/null | grep -q .; then
     packages="$packages fonts-lohit-deva"
 fi
@@ -18,8 +19,8 @@ if [ -n "$packages" ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
         $packages >/dev/null
 fi
-if [ ! -x /usr/bin/chromium ]; then
-    echo "chromium: /usr/bin/chromium is still missing after the install" >&2
+if [ ! -x /usr/bin/chromium-headless-shell ]; then
+    echo "chromium: /usr/bin/chromium-headless-shell is still missing after the install" >&2
     exit 1
 fi
-echo "chromium: $(/usr/bin/chromium --version 2>/dev/null || echo present)"
+echo "chromium: $(/usr/bin/chromium-headless-shell --version 2>/dev/null || echo present)"

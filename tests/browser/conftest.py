@@ -1,7 +1,7 @@
 """Fixtures of the browser tests: the app with its embedded worker on a real
 HTTP port, and Debian's Chromium driven headless by Playwright.
 
-Run ``tests/ensure-chromium.sh`` first; without ``/usr/bin/chromium`` these
+Run ``tests/ensure-chromium.sh`` first; without ``/usr/bin/chromium-headless-shell`` these
 tests are skipped, saying why.
 """
 
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from flask import Flask
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 from werkzeug.serving import BaseWSGIServer, make_server
@@ -22,6 +23,7 @@ from service.api.limits import Limits
 from service.config import load_settings
 from service.runtime import Runtime
 from service.web import bp
+from tests.testredis import TEST_REDIS
 from workers.embedded import EmbeddedWorker
 
 from .helpers import CHROMIUM, CHROMIUM_ARGS, Site, budgets_of_a_deployment, collect_errors
@@ -45,8 +47,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 OUT_OF_REACH = "100000/second"
 
 
-def web_app(**settings: Any) -> Flask:
-    """The API with the web pages, on its own in-process fake Redis."""
+def web_app(database: int | None = None, **settings: Any) -> Flask:
+    """The API with the web pages: on its own in-process fake Redis, or with
+    ``database`` on that database of the tests' real Redis, emptied first (what
+    a site that plays whole games stands on: the fake's Python costs more than
+    all the rest of the server together)."""
+    if database is not None:
+        url = f"{TEST_REDIS}/{database}"
+        flushed = redis.Redis.from_url(url)
+        flushed.flushdb()
+        flushed.close()
+        settings["redis_url"] = url
     config = load_settings(**settings)
     app = create_app(config, Runtime.from_settings(config), {"TESTING": True})
     if "web" not in app.blueprints:
@@ -54,14 +65,20 @@ def web_app(**settings: Any) -> Flask:
     return app
 
 
-def build_app() -> tuple[Flask, EmbeddedWorker]:
+SITE_DATABASES = {"site": 1, "pages-layout": 2}
+"""The real Redis's databases of the browser suites' sites (a test process serves
+both at once); the other suites keep to databases 7 to 15 (``tests/testredis.py``)."""
+
+
+def build_app(database: int = SITE_DATABASES["site"]) -> tuple[Flask, EmbeddedWorker]:
     """The app with limiting on and every budget out of reach (tests that play
-    to the real budgets set them with :func:`default_budgets`)."""
+    to the real budgets set them with :func:`default_budgets`), on ``database``
+    of the real Redis."""
     budgets = {
         name: OUT_OF_REACH
         for name in ("rate_limit", "limit_moves", "limit_games", "limit_seats", "limit_reads")
     }
-    app = web_app(bot_delay_s=0, stream_keepalive_s=1, **budgets)
+    app = web_app(database, bot_delay_s=0, stream_keepalive_s=1, **budgets)
     worker = EmbeddedWorker(app.extensions["cardroom"].runtime)
     worker.start()
     return app, worker

@@ -20,7 +20,7 @@ from .i18n_support import catalog, english_found
 from .table_support import horizontal_overflow
 from .test_fairness_page import finish_bot_game
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("i18n-fairness")]
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}

@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 from .helpers import Site, keep_pace
 from .i18n_support import LANGUAGES, catalog
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("i18n-lists")]
 
 JOIN = """async ([items, kind]) => {
   const i18n = await import('/web/static/js/i18n.js');

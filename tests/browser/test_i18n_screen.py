@@ -37,7 +37,7 @@ from .helpers import Site, collect_errors, keep_pace, wait_for
 from .i18n_support import catalog, english_found
 from .table_support import EventLog, horizontal_overflow
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("i18n-screen")]
 
 LANGUAGES = ("ru", "hu", "bg", "sq", "ne")
 DESKTOP = {"width": 1280, "height": 900}

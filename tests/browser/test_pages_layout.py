@@ -22,7 +22,7 @@ from werkzeug.serving import make_server
 from service.games import GameService
 from service.web import rules as rules_module
 
-from .conftest import SCREENSHOTS, build_app
+from .conftest import SCREENSHOTS, SITE_DATABASES, build_app
 from .helpers import Site, collect_errors, wait_for
 from .screen_checks import assert_accessible
 
@@ -43,7 +43,7 @@ class Own:
 
 @pytest.fixture(scope="module")
 def own() -> Iterator[Own]:
-    app, worker = build_app()
+    app, worker = build_app(SITE_DATABASES["pages-layout"])
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="pages-test-server", daemon=True)
     thread.start()

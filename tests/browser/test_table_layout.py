@@ -21,7 +21,7 @@ from .helpers import Site, collect_errors, wait_for
 from .screen_checks import assert_accessible, in_view, targets
 from .table_support import context, horizontal_overflow, shot_screen
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("table-layout")]
 
 DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 390, "height": 844}

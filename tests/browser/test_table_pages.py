@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from .helpers import Site, create_from_lobby, keep_pace, seat_of
+from .helpers import Site, create_from_lobby, keep_pace, seat_of, wait_for
 from .table_support import (
     EventLog,
     events_of,
@@ -254,8 +254,15 @@ def test_a_table_that_expires_while_a_player_waits_says_it_closed(
         page.click('#join-form button[type="submit"]')
         expect(page.locator("#waiting")).to_be_visible()
         store = site.service.store
-        late = store.last_entry(game_id)[1] + 1_800_000
-        assert game_id in run_pass(store, load_settings(), now_ms=late).expired
+
+        def expires() -> bool:
+            """A pass a minute past the table's time to live (its last event, or its
+            entry in the index, if written later) expires it; one that raced a write
+            to the table keeps it, and the next one expires it."""
+            late = store.last_entry(game_id)[1] + 1_800_000 + 60_000
+            return game_id in run_pass(store, load_settings(), now_ms=late).expired
+
+        wait_for("the table to expire", expires)
         missing = page.locator("#missing")
         expect(missing).to_be_visible()  # the next keep-alive (1 s here) and a reconnect
         expect(missing).to_contain_text("This table has closed")

@@ -22,7 +22,7 @@ from service.fairness.stats import ALPHA
 
 from .honest import honest_murlan_reports
 
-pytestmark = pytest.mark.stats
+pytestmark = [pytest.mark.stats, pytest.mark.xdist_group("false-alarms")]
 
 REPORTS = 4000
 DEALS = 200

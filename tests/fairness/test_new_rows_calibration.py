@@ -24,7 +24,7 @@ from service.fairness.features import deal_fields
 
 from .synthetic import azi_deal, shuffler
 
-pytestmark = pytest.mark.stats
+pytestmark = [pytest.mark.stats, pytest.mark.xdist_group("new-rows-calibration")]
 
 AZI = {"deck": 27, "cards": 3, "six_on_stage": True}
 BOTS = [(True, False, True, True), (False, True, True, True), (True, True, True, False)]

@@ -34,7 +34,12 @@ from service.engines import table
 from service.games import GameService
 from service.runtime import Runtime
 
-pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [
+    pytest.mark.redis,
+    pytest.mark.slow,
+    pytest.mark.timeout(900),
+    pytest.mark.xdist_group("hub-restart"),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = 250
