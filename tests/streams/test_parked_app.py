@@ -196,8 +196,10 @@ def test_a_client_gone_releases_its_slot_and_subscriptions_once(served: Served) 
     assert served.slots.open == 0 and not served.hub.watches
 
 
-def greenlets() -> int:
-    return sum(1 for o in gc.get_objects() if isinstance(o, greenlet.greenlet))
+def greenlets() -> list[greenlet.greenlet]:
+    """Every greenlet object of the process (other tests of the same process, the
+    browser's driver among them, may leave some behind or let some go meanwhile)."""
+    return [o for o in gc.get_objects() if isinstance(o, greenlet.greenlet)]
 
 
 def open_all(served: Served, tables: list[tuple[str, list[str]]]) -> int:
@@ -230,7 +232,8 @@ def test_parked_idle_streams_hold_no_greenlet_and_little_memory(
         tracemalloc.stop()
     held = sum(d.size_diff for d in after.compare_to(before, "filename"))
     assert len(served.writer.streams) == 2 * count and served.slots.open == 2 * count
-    assert greenlets() == before_greenlets  # the writer's one greenlet was there already
+    made = [g for g in greenlets() if not any(g is b for b in before_greenlets)]
+    assert made == []  # the writer's one greenlet was there already
     print(f"\n{held / count:.0f} bytes traced per parked idle stream over {count}")
     assert held / count < BYTES_PER_STREAM
     assert served.writer.end_all(READ_BOUND_S) == 2 * count
