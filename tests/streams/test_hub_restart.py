@@ -19,20 +19,20 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from service.api import create_app
 from service.bodies import event_json
 from service.config import load_settings
-from service.devstack import GUNICORN, Proc, Stack, free_port, running_stack, wait_for
+from service.devstack import Stack, free_port, running_stack, wait_for
 from service.devstack.redis_server import acl_with_admin, tools_missing
 from service.engines import table
 from service.games import GameService
 from service.runtime import Runtime
+
+from .streamserver import start_stream_server
 
 pytestmark = [
     pytest.mark.redis,
@@ -41,7 +41,6 @@ pytestmark = [
     pytest.mark.xdist_group("hub-restart"),
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
 TABLES = 250
 STREAMS_PER_SEAT = 2
 STREAMS = TABLES * 4 * STREAMS_PER_SEAT
@@ -79,16 +78,7 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployed]:
         CARDROOM_STREAM_MAX_PENDING=str(MAX_PENDING),
         CARDROOM_STREAM_WRITE_TIMEOUT_S=str(WRITE_TIMEOUT_S),
     ) as stack:
-        conf = str(ROOT / "deploy" / "gunicorn-streams.conf.py")
-        server: Proc = stack.start_process(
-            "streams", [GUNICORN, "-c", conf, "service.streams:create_app()"]
-        )
-        wait_for(
-            lambda: _answers(f"http://127.0.0.1:{port}") and bool(server.children()),
-            time.monotonic() + 60,
-            lambda: f"the stream server did not answer: {stack.logs()}",
-            alive=stack.check_running,
-        )
+        start_stream_server(stack, port)
         settings = load_settings(redis_url=stack.redis.url, bot_delay_s=0)
         app = create_app(settings, Runtime.from_settings(settings), {"TESTING": True})
         admin = stack.redis.admin_client()
@@ -108,13 +98,6 @@ def raise_open_files(needed: int) -> None:
     assert soft == resource.RLIM_INFINITY or soft >= needed, (
         f"the open-files limit ({soft}) cannot hold {needed} sockets: raise `ulimit -Hn`"
     )
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 @dataclass

@@ -10,29 +10,20 @@ from __future__ import annotations
 
 import json
 import socket
-import time
-from pathlib import Path
 
-import httpx
 import pytest
 
 from service.api import create_app
 from service.config import load_settings
-from service.devstack import GUNICORN, free_port, running_stack, wait_for
+from service.devstack import free_port, running_stack
 from service.devstack.redis_server import tools_missing
 from service.runtime import Runtime
 
+from .streamserver import start_stream_server
+
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(300)]
 
-ROOT = Path(__file__).resolve().parents[2]
 READ_BOUND_S = 30
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 class Chunks:
@@ -77,18 +68,7 @@ def test_streams_are_parked_fed_and_ended_on_sigterm() -> None:
         workers=0, scheduler=False, api=False, CARDROOM_STREAM_KEEPALIVE_S="60"
     ) as stack:
         port = free_port()
-        conf = str(ROOT / "deploy" / "gunicorn-streams.conf.py")
-        server = stack.start_process(
-            "streams",
-            [GUNICORN, "-c", conf, "service.streams:create_app()"],
-            CARDROOM_STREAM_BIND=f"127.0.0.1:{port}",
-        )
-        wait_for(
-            lambda: _answers(f"http://127.0.0.1:{port}") and bool(server.children()),
-            time.monotonic() + 60,
-            lambda: f"the stream server did not answer: {stack.logs()}",
-            alive=stack.check_running,
-        )
+        server = start_stream_server(stack, port, CARDROOM_STREAM_BIND=f"127.0.0.1:{port}")
         settings = load_settings(redis_url=stack.redis.url, bot_delay_s=0)
         svc = create_app(settings, Runtime.from_settings(settings)).extensions["cardroom"]
         state = svc.create_game("murlan")

@@ -28,6 +28,8 @@ import redis
 from service.devstack import GUNICORN, Stack, free_port, stack_env, wait_for
 from tests.testredis import TEST_REDIS
 
+from .streamserver import answers
+
 pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.timeout(600)]
 """A stuck run fails with its traceback (and stops its processes) instead of hanging."""
 
@@ -41,13 +43,6 @@ STREAMS = 500
 class Deployment:
     api: str
     streams: str
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 @pytest.fixture
@@ -77,7 +72,7 @@ def stack() -> Iterator[Deployment]:
         made.wait_healthy()
         streams = f"http://127.0.0.1:{stream_port}"
         wait_for(
-            lambda: _answers(streams),
+            lambda: answers(streams),
             time.monotonic() + 60,
             lambda: f"the stream server did not answer: {made.logs()}",
             alive=made.check_running,
